@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# Installs everything a fresh Debian 12 machine lacks to build and test rdma-provision:
+# apt packages, zig (npm) and the third-party source packages (apt-get source), every
+# download checked against rules/sources.lock. Idempotent: a second run only verifies.
+#
+#   rules/bootstrap.sh            build + unit tests
+#   rules/bootstrap.sh --e2e      also the kernel, dracut and QEMU for the boot tests
+#
+# The cache lives in $RDMA_PROVISION_CACHE (default: <repo>/.cache), ignored by git/bazel.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+CACHE=${RDMA_PROVISION_CACHE:-$REPO/.cache}
+LOCK=$REPO/rules/sources.lock
+WANT_E2E=0
+for a in "$@"; do
+  case "$a" in
+    --e2e) WANT_E2E=1 ;;
+    *) echo "bootstrap: unknown argument '$a' (known: --e2e)" >&2; exit 2 ;;
+  esac
+done
+
+say() { echo "bootstrap: $*"; }
+die() { echo "bootstrap: FAILED: $*" >&2; exit 1; }
+
+# ---------------------------------------------------------------- apt packages
+# name[=version-prefix]: the prefix is checked after installation, so a machine with an
+# unexpected version fails here with a clear message instead of deep inside the build.
+BUILD_PKGS=(
+  bazel-bootstrap=4.2.3 g++ python3 flex bison patch xz-utils ca-certificates
+  googletest=1.12.1 libtomlplusplus-dev=3.3.0 nlohmann-json3-dev=3.11.2
+  iproute2 kmod nodejs npm clang-format file bc binutils openssl tar
+)
+E2E_PKGS=(
+  dracut-core=059 dracut-network=059 qemu-system-x86 qemu-utils linux-image-amd64
+  busybox-static nfs-kernel-server rpcbind cpio kmod rdma-core ibverbs-utils
+)
+
+pkg_version() { dpkg-query -W -f='${Status} ${Version}\n' "$1" 2>/dev/null |
+  awk '$3 == "installed" { print $4 }'; }
+
+install_apt() {
+  local missing=() spec name
+  for spec in "$@"; do
+    name=${spec%%=*}
+    # node and npm may come from a non-Debian install already on the machine.
+    if [[ $name == nodejs || $name == npm ]] && command -v "${name/nodejs/node}" >/dev/null; then
+      continue
+    fi
+    [[ -n $(pkg_version "$name") ]] || missing+=("$name")
+  done
+  if ((${#missing[@]})); then
+    say "installing apt packages: ${missing[*]}"
+    apt-get update -qq || die "apt-get update"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+      "${missing[@]}" >"$CACHE/apt-install.log" 2>&1 ||
+      { tail -n 30 "$CACHE/apt-install.log" >&2; die "apt-get install ${missing[*]} (log: $CACHE/apt-install.log)"; }
+  fi
+  for spec in "$@"; do
+    [[ $spec == *=* ]] || continue
+    name=${spec%%=*}
+    local want=${spec#*=} have
+    have=$(pkg_version "$name")
+    [[ $have == "$want"* ]] || die "$name is $have, expected $want* (see rules/bootstrap.sh)"
+  done
+}
+
+# ---------------------------------------------------------------- pinned files
+# lock_rows KIND -> "name version suite file sha" lines
+lock_rows() { awk -v k="$1" '$1 == k { print $2, $3, $4, $5, $6 }' "$LOCK"; }
+
+verify_sha256() {  # file expected
+  local got
+  got=$(sha256sum "$1" | cut -d' ' -f1)
+  [[ $got == "$2" ]] || { rm -f "$1"; die "checksum mismatch for $(basename "$1"): expected sha256 $2, got $got (file removed; run again to re-fetch)"; }
+}
+
+# A scratch apt configuration with deb-src lines for one suite, built from the system's own
+# debian.sources, so the system's configuration is never touched.
+apt_src_opts() {  # suite -> prints apt options
+  local suite=$1 dir=$CACHE/apt/$1
+  if [[ ! -f $dir/stamp ]]; then
+    mkdir -p "$dir/parts" "$dir/lists/partial"
+    local src=/etc/apt/sources.list.d/debian.sources
+    [[ -f $src ]] || die "no $src to derive deb-src entries from"
+    awk -v suite="$suite" 'BEGIN { RS = ""; ORS = "\n\n" } NR == 1 {
+        gsub(/Types: deb\n/, "Types: deb-src\n"); sub(/Suites: [^\n]*/, "Suites: " suite); print }' \
+      "$src" >"$dir/parts/src.sources"
+    apt-get -o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts="$dir/parts" \
+      -o Dir::State::Lists="$dir/lists" update -qq >"$dir/update.log" 2>&1 ||
+      { cat "$dir/update.log" >&2; die "apt-get update for deb-src $suite"; }
+    touch "$dir/stamp"
+  fi
+  echo "-o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts=$dir/parts -o Dir::State::Lists=$dir/lists"
+}
+
+fetch_sources() {
+  mkdir -p "$CACHE/dl"
+  local name ver suite file sha
+  while read -r name ver suite file sha; do
+    local path=$CACHE/dl/$file
+    if [[ -f $path ]]; then verify_sha256 "$path" "$sha"; continue; fi
+    say "fetching source package $name $ver ($suite)"
+    local opts
+    opts=$(apt_src_opts "$suite")
+    # The .dsc of some packages is missing from the archive here: apt-get then exits non-zero
+    # after fetching the tarballs. What counts is whether the pinned files arrived intact.
+    (cd "$CACHE/dl" && apt-get $opts source --download-only "$name=$ver" >"$CACHE/dl/$name.log" 2>&1) || true
+    [[ -f $path ]] || { tail -n 5 "$CACHE/dl/$name.log" >&2; die "$file was not downloaded (apt-get source $name=$ver, suite $suite)"; }
+    verify_sha256 "$path" "$sha"
+  done < <(lock_rows src)
+}
+
+# Unpack orig + debian tarballs and apply Debian's quilt series, the way dpkg-source would.
+unpack_sources() {
+  mkdir -p "$CACHE/src"
+  local name ver
+  while read -r name ver; do
+    local stamp=$CACHE/src/$name.stamp want="$name $ver $(lock_rows src | awk -v n="$name" '$1 == n { print $5 }' | tr '\n' ' ')"
+    if [[ -f $stamp && $(cat "$stamp") == "$want" && -d $CACHE/src/$name ]]; then continue; fi
+    say "unpacking $name $ver"
+    rm -rf "$CACHE/src/$name" "$CACHE/src/$name.tmp"
+    mkdir -p "$CACHE/src/$name.tmp"
+    local orig deb
+    orig=$(lock_rows src | awk -v n="$name" '$1 == n && $4 ~ /orig/ { print $4 }')
+    deb=$(lock_rows src | awk -v n="$name" '$1 == n && $4 ~ /debian/ { print $4 }')
+    tar -xf "$CACHE/dl/$orig" -C "$CACHE/src/$name.tmp" --strip-components=1 || die "unpack $orig"
+    tar -xf "$CACHE/dl/$deb" -C "$CACHE/src/$name.tmp" || die "unpack $deb"
+    local series=$CACHE/src/$name.tmp/debian/patches/series p
+    if [[ -f $series ]]; then
+      while read -r p _; do
+        [[ -z $p || $p == \#* ]] && continue
+        patch -d "$CACHE/src/$name.tmp" -p1 -s -N <"$CACHE/src/$name.tmp/debian/patches/$p" ||
+          die "Debian patch $p of $name does not apply"
+      done <"$series"
+    fi
+    mv "$CACHE/src/$name.tmp" "$CACHE/src/$name"
+    echo "$want" >"$stamp"
+  done < <(lock_rows src | awk '{ print $1, $2 }' | sort -u)
+}
+
+install_zig() {
+  local name ver _suite file integrity
+  read -r name ver _suite file integrity < <(lock_rows npm | grep zig)
+  local dir=$CACHE/zig
+  if [[ -x $dir/zig && -f $dir/.integrity && $(cat "$dir/.integrity") == "$integrity" ]]; then return; fi
+  say "fetching $name@$ver from npm"
+  mkdir -p "$CACHE/dl"
+  if [[ ! -f $CACHE/dl/$file ]]; then
+    (cd "$CACHE/dl" && npm pack --silent "$name@$ver" >/dev/null 2>"$CACHE/dl/npm.log") ||
+      { cat "$CACHE/dl/npm.log" >&2; die "npm pack $name@$ver"; }
+  fi
+  [[ -f $CACHE/dl/$file ]] || die "npm pack $name@$ver did not produce $file"
+  local got
+  got="sha512-$(openssl dgst -sha512 -binary "$CACHE/dl/$file" | base64 -w0)"
+  [[ $got == "$integrity" ]] || { rm -f "$CACHE/dl/$file"; die "integrity mismatch for $file: expected $integrity, got $got (file removed)"; }
+  rm -rf "$dir" "$dir.tmp"
+  mkdir -p "$dir.tmp"
+  tar -xzf "$CACHE/dl/$file" -C "$dir.tmp" --strip-components=1 || die "unpack $file"
+  "$dir.tmp/zig" version | grep -q '^0\.11\.' || die "zig in $file does not report version 0.11"
+  echo "$integrity" >"$dir.tmp/.integrity"
+  mv "$dir.tmp" "$dir"
+}
+
+mkdir -p "$CACHE"
+install_apt "${BUILD_PKGS[@]}"
+((WANT_E2E)) && install_apt "${E2E_PKGS[@]}"
+install_zig
+fetch_sources
+unpack_sources
+say "ready (cache: $CACHE)"
