@@ -1,0 +1,43 @@
+// Root: the one door to kernel files. Every /sys, /proc, /dev, /run, /etc and
+// /lib/modules path resolves under the root directory, so the same code runs on the live
+// system ("/"), on a fixture tree in a test, and in the initramfs.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "provision/base/result.h"
+
+namespace rp {
+
+class Root {
+ public:
+  explicit Root(std::string dir);
+
+  // The real path for a kernel path: "/sys/class/net" -> "<dir>/sys/class/net".
+  std::string path(std::string_view kernel_path) const;
+  const std::string& dir() const { return dir_; }
+  // True for the running system ("/"): only then do netlink and verbs describe it.
+  bool is_live() const { return dir_.empty(); }
+
+  bool exists(std::string_view kernel_path) const;
+  bool is_dir(std::string_view kernel_path) const;
+  // The file's contents without the trailing newline (sysfs prints one).
+  Result<std::string> read(std::string_view kernel_path) const;
+  // read(), or `fallback` when the file is missing or unreadable.
+  std::string read_or(std::string_view kernel_path, std::string fallback) const;
+  // Entry names, sorted, without "." and "..". Empty when the directory is missing.
+  std::vector<std::string> list(std::string_view kernel_path) const;
+  // The last path component of a symlink's target ("../../mlx4_core" -> "mlx4_core").
+  Result<std::string> link_basename(std::string_view kernel_path) const;
+  // The symlink target resolved to a kernel path (without the root prefix).
+  Result<std::string> resolve(std::string_view kernel_path) const;
+  // Whether anyone may write the file (sysfs: 0644 vs 0444 for SR-IOV mlx4_port files).
+  bool is_writable(std::string_view kernel_path) const;
+
+ private:
+  std::string dir_;  // "" for the live system, else without trailing slash
+};
+
+}  // namespace rp

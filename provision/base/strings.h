@@ -1,0 +1,28 @@
+// Small string helpers shared by the parsers and the sysfs readers.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rp {
+
+std::string_view trim(std::string_view s);
+std::vector<std::string_view> split(std::string_view s, char sep);
+// Split at whitespace runs, dropping empty fields.
+std::vector<std::string_view> split_ws(std::string_view s);
+bool starts_with(std::string_view s, std::string_view prefix);
+bool ends_with(std::string_view s, std::string_view suffix);
+std::string to_lower(std::string_view s);
+
+// Unsigned integer in decimal or 0x-hex; nothing else (no sign, no spaces, no suffix).
+std::optional<uint64_t> parse_uint(std::string_view s);
+// Same, but hex without the 0x prefix as well (sysfs prints pkeys as "0xffff" or "ffff").
+std::optional<uint64_t> parse_hex(std::string_view s);
+
+std::string hex(uint64_t v, int width);  // zero-padded lower-case hex, no prefix
+std::string quote(std::string_view s);   // 'value' with control characters escaped
+
+}  // namespace rp

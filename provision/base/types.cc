@@ -1,0 +1,222 @@
+#include "provision/base/types.h"
+
+#include <net/if_arp.h>
+
+#include <cstdio>
+
+#include "provision/base/strings.h"
+
+namespace rp {
+
+static_assert(kArphrdEther == ARPHRD_ETHER, "ARPHRD_ETHER");
+static_assert(kArphrdInfiniband == ARPHRD_INFINIBAND, "ARPHRD_INFINIBAND");
+static_assert(kArphrdLoopback == ARPHRD_LOOPBACK, "ARPHRD_LOOPBACK");
+
+// Parse colon-separated hex groups each of `group_chars` hex digits into bytes.
+static bool parse_groups(std::string_view s, size_t group_chars, uint8_t* out, size_t nbytes) {
+  auto parts = split(s, ':');
+  if (parts.size() * group_chars != nbytes * 2) return false;
+  size_t k = 0;
+  for (auto p : parts) {
+    if (p.size() != group_chars) return false;
+    for (size_t i = 0; i < group_chars; i += 2) {
+      auto v = parse_hex(p.substr(i, 2));
+      if (!v || p.substr(i, 2).find_first_of("xX") != std::string_view::npos) return false;
+      out[k++] = static_cast<uint8_t>(*v);
+    }
+  }
+  return true;
+}
+
+std::optional<PortGuid> PortGuid::parse(std::string_view s) {
+  uint8_t b[8];
+  if (starts_with(s, "0x") || starts_with(s, "0X")) {
+    if (s.size() != 18) return std::nullopt;
+    auto v = parse_hex(s);
+    if (!v) return std::nullopt;
+    return PortGuid{*v};
+  }
+  if (!parse_groups(s, 2, b, 8) && !parse_groups(s, 4, b, 8)) return std::nullopt;
+  uint64_t v = 0;
+  for (uint8_t x : b) v = (v << 8) | x;
+  return PortGuid{v};
+}
+
+std::string PortGuid::str() const {
+  return hex(value >> 48, 4) + ":" + hex((value >> 32) & 0xffff, 4) + ":" +
+         hex((value >> 16) & 0xffff, 4) + ":" + hex(value & 0xffff, 4);
+}
+
+std::string PortGuid::colon_bytes() const {
+  std::string out;
+  for (int i = 7; i >= 0; --i) {
+    out += hex((value >> (8 * i)) & 0xff, 2);
+    if (i) out += ':';
+  }
+  return out;
+}
+
+std::optional<MacAddress> MacAddress::parse(std::string_view s) {
+  MacAddress m;
+  if (!parse_groups(s, 2, m.bytes.data(), 6)) return std::nullopt;
+  return m;
+}
+
+std::string MacAddress::str() const {
+  std::string out;
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    if (i) out += ':';
+    out += hex(bytes[i], 2);
+  }
+  return out;
+}
+
+std::optional<HwAddress> HwAddress::parse(std::string_view s) {
+  auto parts = split(trim(s), ':');
+  if (parts.empty() || parts.size() > 20) return std::nullopt;
+  HwAddress a;
+  for (auto p : parts) {
+    if (p.size() != 2) return std::nullopt;
+    auto v = parse_hex(p);
+    if (!v || p.find_first_of("xX") != std::string_view::npos) return std::nullopt;
+    a.bytes[a.len++] = static_cast<uint8_t>(*v);
+  }
+  return a;
+}
+
+std::string HwAddress::str() const {
+  std::string out;
+  for (size_t i = 0; i < len; ++i) {
+    if (i) out += ':';
+    out += hex(bytes[i], 2);
+  }
+  return out;
+}
+
+std::optional<PortGuid> HwAddress::ipoib_guid() const {
+  if (len != 20) return std::nullopt;
+  uint64_t v = 0;
+  for (size_t i = 12; i < 20; ++i) v = (v << 8) | bytes[i];
+  return PortGuid{v};
+}
+
+std::optional<MacAddress> HwAddress::mac() const {
+  if (len != 6) return std::nullopt;
+  MacAddress m;
+  for (size_t i = 0; i < 6; ++i) m.bytes[i] = bytes[i];
+  return m;
+}
+
+std::optional<PciAddress> PciAddress::parse(std::string_view s) {
+  auto parts = split(s, ':');
+  if (parts.size() == 2) parts.insert(parts.begin(), "0000");
+  if (parts.size() != 3 || parts[0].size() != 4 || parts[1].size() != 2) return std::nullopt;
+  auto dot = split(parts[2], '.');
+  if (dot.size() != 2 || dot[0].size() != 2 || dot[1].size() != 1) return std::nullopt;
+  auto dom = parse_hex(parts[0]), bus = parse_hex(parts[1]), dev = parse_hex(dot[0]),
+       fn = parse_hex(dot[1]);
+  for (auto p : {parts[0], parts[1], dot[0], dot[1]})
+    if (p.find_first_of("xX") != std::string_view::npos) return std::nullopt;
+  if (!dom || !bus || !dev || !fn || *dev > 0x1f || *fn > 7) return std::nullopt;
+  PciAddress a;
+  a.domain = static_cast<uint16_t>(*dom);
+  a.bus = static_cast<uint8_t>(*bus);
+  a.device = static_cast<uint8_t>(*dev);
+  a.function = static_cast<uint8_t>(*fn);
+  return a;
+}
+
+std::string PciAddress::str() const {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%04x:%02x:%02x.%x", domain, bus, device, function);
+  return buf;
+}
+
+PortState parse_port_state(std::string_view v) {
+  // "4: ACTIVE": the number is authoritative, the word is for people.
+  auto colon = v.find(':');
+  auto n = parse_uint(trim(v.substr(0, colon)));
+  if (!n || *n > 5) return PortState::kUnknown;
+  return static_cast<PortState>(*n);
+}
+
+std::string_view to_string(PortState s) {
+  switch (s) {
+    case PortState::kDown:
+      return "DOWN";
+    case PortState::kInit:
+      return "INIT";
+    case PortState::kArmed:
+      return "ARMED";
+    case PortState::kActive:
+      return "ACTIVE";
+    case PortState::kActiveDefer:
+      return "ACTIVE_DEFER";
+    case PortState::kUnknown:
+      break;
+  }
+  return "UNKNOWN";
+}
+
+LinkLayer parse_link_layer(std::string_view s) {
+  s = trim(s);
+  if (s == "InfiniBand") return LinkLayer::kInfiniBand;
+  if (s == "Ethernet") return LinkLayer::kEthernet;
+  return LinkLayer::kUnknown;
+}
+
+std::string_view to_string(LinkLayer l) {
+  switch (l) {
+    case LinkLayer::kInfiniBand:
+      return "InfiniBand";
+    case LinkLayer::kEthernet:
+      return "Ethernet";
+    case LinkLayer::kUnknown:
+      break;
+  }
+  return "unknown";
+}
+
+std::optional<PortType> parse_port_type(std::string_view s) {
+  if (s == "ib") return PortType::kIb;
+  if (s == "eth") return PortType::kEth;
+  if (s == "auto") return PortType::kAuto;
+  return std::nullopt;
+}
+
+std::string_view to_string(PortType t) {
+  switch (t) {
+    case PortType::kIb:
+      return "ib";
+    case PortType::kEth:
+      return "eth";
+    case PortType::kAuto:
+      return "auto";
+  }
+  return "?";
+}
+
+std::string arphrd_name(int type) {
+  switch (type) {
+    case kArphrdEther:
+      return "ether";
+    case kArphrdInfiniband:
+      return "infiniband";
+    case kArphrdLoopback:
+      return "loopback";
+    case ARPHRD_NONE:
+      return "none";
+    case ARPHRD_IPGRE:
+      return "gre";
+    case ARPHRD_TUNNEL:
+      return "ipip";
+    case ARPHRD_TUNNEL6:
+      return "ip6tnl";
+    case ARPHRD_SIT:
+      return "sit";
+    default:
+      return std::to_string(type);
+  }
+}
+
+}  // namespace rp

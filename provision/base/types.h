@@ -1,0 +1,82 @@
+// Strong types for the values an administrator names: parsed once at the edge, so an
+// unparsed string never reaches the plan or an executor.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace rp {
+
+// 64-bit port or node GUID. Accepted as 00:02:c9:03:00:31:78:f2, 0002:c903:0031:78f2 or
+// 0x0002c903003178f2; printed the way sysfs prints it (0002:c903:0031:78f2).
+struct PortGuid {
+  uint64_t value = 0;
+  static std::optional<PortGuid> parse(std::string_view s);
+  std::string str() const;
+  std::string colon_bytes() const;  // 00:02:c9:03:00:31:78:f2 (udev ATTR{address} form)
+  bool operator==(const PortGuid& o) const { return value == o.value; }
+  bool operator<(const PortGuid& o) const { return value < o.value; }
+};
+
+// 48-bit Ethernet MAC, aa:bb:cc:dd:ee:ff (case-insensitive on input, lower on output).
+struct MacAddress {
+  std::array<uint8_t, 6> bytes{};
+  static std::optional<MacAddress> parse(std::string_view s);
+  std::string str() const;
+  bool operator==(const MacAddress& o) const { return bytes == o.bytes; }
+  bool operator<(const MacAddress& o) const { return bytes < o.bytes; }
+};
+
+// A link-layer address of any length up to 20 bytes (IPoIB), as /sys/class/net/X/address.
+struct HwAddress {
+  std::array<uint8_t, 20> bytes{};
+  uint8_t len = 0;
+  static std::optional<HwAddress> parse(std::string_view s);
+  std::string str() const;
+  // IPoIB: the port GUID is the last 8 bytes of the 20-byte address; the rest (flags, QPN,
+  // subnet prefix) changes between boots and must never be matched on.
+  std::optional<PortGuid> ipoib_guid() const;
+  std::optional<MacAddress> mac() const;
+};
+
+// PCI address DDDD:BB:DD.F; the domain may be omitted on input ("81:00.0").
+struct PciAddress {
+  uint16_t domain = 0;
+  uint8_t bus = 0, device = 0, function = 0;
+  static std::optional<PciAddress> parse(std::string_view s);
+  std::string str() const;
+  bool operator==(const PciAddress& o) const { return str() == o.str(); }
+  bool operator<(const PciAddress& o) const { return str() < o.str(); }
+};
+
+// IB port state as /sys/class/infiniband/X/ports/N/state ("4: ACTIVE").
+enum class PortState {
+  kUnknown = 0,
+  kDown = 1,
+  kInit = 2,
+  kArmed = 3,
+  kActive = 4,
+  kActiveDefer = 5
+};
+PortState parse_port_state(std::string_view sysfs_value);
+std::string_view to_string(PortState s);
+
+enum class LinkLayer { kUnknown, kInfiniBand, kEthernet };
+LinkLayer parse_link_layer(std::string_view s);
+std::string_view to_string(LinkLayer l);
+
+// mlx4 port type written to mlx4_portN.
+enum class PortType { kIb, kEth, kAuto };
+std::optional<PortType> parse_port_type(std::string_view s);
+std::string_view to_string(PortType t);
+
+// ARPHRD values we care about (linux/if_arp.h); others are printed as numbers.
+constexpr int kArphrdEther = 1;
+constexpr int kArphrdInfiniband = 32;
+constexpr int kArphrdLoopback = 772;
+std::string arphrd_name(int type);
+
+}  // namespace rp

@@ -1,0 +1,88 @@
+// discover(): sysfs everywhere; on the live system links come from rtnetlink (the
+// kernel's own view, with flags and carrier) and ports are completed through libibverbs.
+#include <algorithm>
+
+#include "provision/inventory/inventory.h"
+#include "provision/kernel/rtnl.h"
+#include "provision/kernel/verbs.h"
+
+namespace rp {
+
+void discover_sysfs_netdevs(const Root& root, Inventory& inv);  // sysfs.cc
+
+const RdmaDevice* Inventory::find_rdma(const std::string& name) const {
+  for (const auto& d : rdma)
+    if (d.name == name) return &d;
+  return nullptr;
+}
+
+const NetDev* Inventory::find_netdev(const std::string& name) const {
+  for (const auto& n : netdevs)
+    if (n.name == name) return &n;
+  return nullptr;
+}
+
+bool Inventory::module_loaded(const std::string& name) const {
+  return std::binary_search(modules.begin(), modules.end(), name);
+}
+
+bool discover_netlink_links(Inventory& inv) {
+  auto links = rtnl_list_links();
+  if (!links) {
+    inv.notes.push_back(links.error().str());
+    return false;
+  }
+  for (auto& l : *links) {
+    NetDev n;
+    n.name = l.name;
+    n.ifindex = l.ifindex;
+    n.type = l.type;
+    n.address = l.address;
+    n.mtu = l.mtu;
+    n.operstate = l.operstate;
+    n.admin_up = l.admin_up;
+    n.carrier = l.carrier;
+    inv.netdevs.push_back(std::move(n));
+  }
+  std::sort(inv.netdevs.begin(), inv.netdevs.end(),
+            [](const NetDev& a, const NetDev& b) { return a.name < b.name; });
+  return true;
+}
+
+void discover_verbs(const Root& root, Inventory& inv) {
+  if (!root.is_live() || !root.is_dir("/dev/infiniband")) return;
+  auto devices = verbs_list_devices();
+  if (!devices) {
+    inv.notes.push_back(devices.error().str());
+    return;
+  }
+  for (const auto& vd : *devices) {
+    for (auto& d : inv.rdma) {
+      if (d.name != vd.name) continue;
+      d.seen_by_verbs = true;
+      for (const auto& vp : vd.ports) {
+        for (auto& p : d.ports) {
+          if (p.num != vp.num) continue;
+          p.active_mtu = vp.active_mtu;
+          p.max_mtu = vp.max_mtu;
+        }
+      }
+    }
+  }
+}
+
+Inventory discover(const Root& root) {
+  Inventory inv;
+  discover_sysfs(root, inv);
+  if (root.is_live() && discover_netlink_links(inv)) {
+    inv.netdev_source = "netlink";
+  } else {
+    discover_sysfs_netdevs(root, inv);
+    inv.netdev_source = "sysfs";
+  }
+  enrich_netdevs(root, inv);
+  discover_verbs(root, inv);
+  return inv;
+}
+
+}  // namespace rp

@@ -1,0 +1,112 @@
+// Inventory: what the machine has, as discovered under one Root. Value types only;
+// discovery lives in sysfs.cc (every root), netlink_links.cc and verbs.cc (live system).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "provision/base/root.h"
+#include "provision/base/types.h"
+
+namespace rp {
+
+struct RdmaPort {
+  unsigned num = 0;
+  PortState state = PortState::kUnknown;
+  std::string phys_state;  // "5: LinkUp"
+  LinkLayer link_layer = LinkLayer::kUnknown;
+  std::string rate;              // "56 Gb/sec (4X FDR)"
+  std::optional<PortGuid> guid;  // low 64 bits of GID 0
+  unsigned lid = 0, sm_lid = 0;
+  std::string netdev;  // RoCE: gid_attrs/ndevs/0; IB: the IPoIB parent netdev, if any
+  // RoCE GID types present in the port's GID table (gid_attrs/types/*): Soft-RoCE has
+  // only v2, ConnectX has both.
+  bool roce_v1 = false, roce_v2 = false;
+  // rdma_cm defaults when the configfs directory exists ("" when unknown).
+  std::string cm_roce_mode, cm_roce_tos;
+  // From libibverbs on the live system (0 = unknown): IB MTU enum values 1..5 -> bytes.
+  unsigned active_mtu = 0, max_mtu = 0;
+};
+
+struct RdmaDevice {
+  std::string name;       // mlx4_0
+  std::string driver;     // kernel driver of the parent device: mlx4_core, mlx5_core, virtio_net...
+  std::string node_type;  // "1: CA"
+  std::optional<PortGuid> node_guid, sys_image_guid;
+  std::string fw_ver, board_id, hca_type;
+  std::optional<PciAddress> pci;
+  std::string parent_netdev;  // soft devices (rxe, siw): the netdev they sit on
+  std::vector<RdmaPort> ports;
+  bool seen_by_verbs = false;
+};
+
+// An mlx4 port-type file of a PCI function: /sys/bus/pci/devices/<bdf>/mlx4_port<N>.
+struct Mlx4PortFile {
+  unsigned port = 0;
+  std::string value;      // "ib", "eth", "auto (eth)"
+  bool writable = false;  // 0444 on SR-IOV (multi-function) devices
+  std::string mtu;        // mlx4_port<N>_mtu when present ("2048", or "" on Ethernet ports)
+};
+
+struct PciFunction {
+  PciAddress address;
+  std::string driver;
+  std::string vendor, device;  // "0x15b3", "0x1007"
+  std::vector<Mlx4PortFile> mlx4_ports;
+};
+
+struct NetDev {
+  std::string name;
+  int ifindex = 0;
+  int type = 0;  // ARPHRD_*
+  HwAddress address;
+  unsigned mtu = 0;
+  std::string operstate;  // "up", "down", "unknown"...
+  bool admin_up = false;
+  bool carrier = false;
+  std::string driver;
+  std::optional<PciAddress> pci;
+  // RDMA association: the device and port behind this netdev, if any.
+  std::string rdma_device;
+  unsigned rdma_port = 0;
+  // IPoIB only.
+  std::string ipoib_mode;  // "datagram" | "connected"
+  std::optional<unsigned> pkey;
+  std::string parent;  // P_Key child: the parent interface
+  unsigned dev_port = 0;
+};
+
+struct Inventory {
+  std::vector<RdmaDevice> rdma;
+  std::vector<PciFunction> pci;  // functions with an RDMA-capable driver
+  std::vector<NetDev> netdevs;
+  std::string kernel_release;  // /proc/sys/kernel/osrelease
+  std::vector<std::string> modules;  // loaded (/proc/modules) or built in (modules.builtin)
+  // Parameters of loaded modules that the plan compares (/sys/module/<m>/parameters).
+  std::map<std::string, std::string> module_params;  // "mlx4_en.pfctx" -> "8"
+  bool configfs_mounted = false;
+  bool rdma_cm_configfs = false;   // /sys/kernel/config/rdma_cm exists
+  std::string netdev_source;       // "netlink" (live) or "sysfs" (a fixture root)
+  std::vector<std::string> notes;  // discovery problems worth telling, not fatal
+
+  const RdmaDevice* find_rdma(const std::string& name) const;
+  const NetDev* find_netdev(const std::string& name) const;
+  bool module_loaded(const std::string& name) const;
+};
+
+// Discover everything under the root. On the live system links come from netlink and
+// port details are completed through libibverbs when /dev/infiniband is usable.
+Inventory discover(const Root& root);
+
+// The stages of discover(), exposed for tests.
+void discover_sysfs(const Root& root, Inventory& inv);
+// Links from rtnetlink (live system). Returns false with a note when netlink is unusable.
+bool discover_netlink_links(Inventory& inv);
+// Fills in sysfs-only attributes (IPoIB mode, pkey, parent, RDMA association) of netdevs.
+void enrich_netdevs(const Root& root, Inventory& inv);
+// Port MTUs and state from libibverbs; a note when /dev/infiniband is not usable.
+void discover_verbs(const Root& root, Inventory& inv);
+
+}  // namespace rp

@@ -1,0 +1,212 @@
+// Discovery from sysfs/procfs under the root: RDMA devices and ports, PCI functions with
+// their mlx4 port files, netdevs (when not on the live system), modules and configfs.
+#include <algorithm>
+
+#include "provision/base/strings.h"
+#include "provision/inventory/inventory.h"
+
+namespace rp {
+namespace {
+
+std::optional<unsigned> read_uint(const Root& root, const std::string& p) {
+  auto r = root.read(p);
+  if (!r) return std::nullopt;
+  auto v = parse_uint(trim(*r));
+  if (!v || *v > 0xffffffffu) return std::nullopt;
+  return static_cast<unsigned>(*v);
+}
+
+// "fe80:0000:0000:0000:f452:1403:007b:cba1" -> the low 64 bits as a GUID.
+std::optional<PortGuid> guid_of_gid(std::string_view gid) {
+  auto groups = split(trim(gid), ':');
+  if (groups.size() != 8) return std::nullopt;
+  std::string low;
+  for (size_t i = 4; i < 8; ++i) low += (i > 4 ? ":" : "") + std::string(groups[i]);
+  return PortGuid::parse(low);
+}
+
+RdmaPort read_port(const Root& root, const std::string& dir, unsigned num) {
+  RdmaPort p;
+  p.num = num;
+  p.state = parse_port_state(root.read_or(dir + "/state", ""));
+  p.phys_state = root.read_or(dir + "/phys_state", "");
+  p.link_layer = parse_link_layer(root.read_or(dir + "/link_layer", ""));
+  p.rate = root.read_or(dir + "/rate", "");
+  p.guid = guid_of_gid(root.read_or(dir + "/gids/0", ""));
+  p.lid = static_cast<unsigned>(parse_hex(root.read_or(dir + "/lid", "0")).value_or(0));
+  p.sm_lid = static_cast<unsigned>(parse_hex(root.read_or(dir + "/sm_lid", "0")).value_or(0));
+  p.netdev = root.read_or(dir + "/gid_attrs/ndevs/0", "");
+  for (const auto& idx : root.list(dir + "/gid_attrs/types")) {
+    const std::string t = root.read_or(dir + "/gid_attrs/types/" + idx, "");
+    p.roce_v1 |= t == "IB/RoCE v1";
+    p.roce_v2 |= t == "RoCE v2";
+  }
+  return p;
+}
+
+void discover_rdma(const Root& root, Inventory& inv) {
+  for (const auto& name : root.list("/sys/class/infiniband")) {
+    const std::string dir = "/sys/class/infiniband/" + name;
+    RdmaDevice d;
+    d.name = name;
+    d.node_type = root.read_or(dir + "/node_type", "");
+    d.node_guid = PortGuid::parse(root.read_or(dir + "/node_guid", ""));
+    d.sys_image_guid = PortGuid::parse(root.read_or(dir + "/sys_image_guid", ""));
+    d.fw_ver = root.read_or(dir + "/fw_ver", "");
+    d.board_id = root.read_or(dir + "/board_id", "");
+    d.hca_type = root.read_or(dir + "/hca_type", "");
+    d.driver = root.link_basename(dir + "/device/driver").value_or("");
+    if (auto parent = root.link_basename(dir + "/device"); parent) {
+      d.pci = PciAddress::parse(*parent);
+    }
+    // Soft devices (rxe, siw) sit on a netdev: /sys/class/infiniband/rxe0/parent.
+    d.parent_netdev = root.read_or(dir + "/parent", "");
+    for (const auto& port : root.list(dir + "/ports")) {
+      auto n = parse_uint(port);
+      if (n) d.ports.push_back(read_port(root, dir + "/ports/" + port, static_cast<unsigned>(*n)));
+    }
+    std::sort(d.ports.begin(), d.ports.end(),
+              [](const RdmaPort& a, const RdmaPort& b) { return a.num < b.num; });
+    const std::string cm = "/sys/kernel/config/rdma_cm/" + name + "/ports/";
+    for (auto& p : d.ports) {
+      p.cm_roce_mode = root.read_or(cm + std::to_string(p.num) + "/default_roce_mode", "");
+      p.cm_roce_tos = root.read_or(cm + std::to_string(p.num) + "/default_roce_tos", "");
+    }
+    inv.rdma.push_back(std::move(d));
+  }
+}
+
+void discover_pci(const Root& root, Inventory& inv) {
+  for (const auto& bdf : root.list("/sys/bus/pci/devices")) {
+    const std::string dir = "/sys/bus/pci/devices/" + bdf;
+    auto addr = PciAddress::parse(bdf);
+    if (!addr) continue;
+    PciFunction f;
+    f.address = *addr;
+    f.driver = root.link_basename(dir + "/driver").value_or("");
+    f.vendor = root.read_or(dir + "/vendor", "");
+    f.device = root.read_or(dir + "/device", "");
+    for (unsigned port = 1; port <= 2; ++port) {
+      const std::string file = dir + "/mlx4_port" + std::to_string(port);
+      if (!root.exists(file)) continue;
+      Mlx4PortFile m;
+      m.port = port;
+      m.value = root.read_or(file, "");
+      m.writable = root.is_writable(file);
+      m.mtu = root.read_or(file + "_mtu", "");
+      f.mlx4_ports.push_back(std::move(m));
+    }
+    // Only functions that matter to RDMA provisioning: a known RDMA-capable driver, mlx4
+    // port files, or an RDMA device below.
+    static const char* kDrivers[] = {
+        "mlx4_core", "mlx5_core", "bnxt_en",    "cxgb4", "qede",  "i40e", "ice",    "irdma",
+        "hfi1",      "qib",       "vmw_pvrdma", "efa",   "erdma", "hns3", "ocrdma", "mana"};
+    bool rdma_capable = !f.mlx4_ports.empty() || root.is_dir(dir + "/infiniband");
+    for (const char* d : kDrivers) rdma_capable |= f.driver == d;
+    if (rdma_capable) inv.pci.push_back(std::move(f));
+  }
+}
+
+}  // namespace
+
+void discover_sysfs_netdevs(const Root& root, Inventory& inv) {
+  for (const auto& name : root.list("/sys/class/net")) {
+    const std::string dir = "/sys/class/net/" + name;
+    NetDev n;
+    n.name = name;
+    n.ifindex = static_cast<int>(read_uint(root, dir + "/ifindex").value_or(0));
+    n.type = static_cast<int>(read_uint(root, dir + "/type").value_or(0));
+    if (auto a = HwAddress::parse(root.read_or(dir + "/address", ""))) n.address = *a;
+    n.mtu = read_uint(root, dir + "/mtu").value_or(0);
+    n.operstate = root.read_or(dir + "/operstate", "unknown");
+    n.admin_up = (parse_hex(root.read_or(dir + "/flags", "0")).value_or(0) & 0x1) != 0;
+    n.carrier = root.read_or(dir + "/carrier", "0") == "1";
+    inv.netdevs.push_back(std::move(n));
+  }
+}
+
+void enrich_netdevs(const Root& root, Inventory& inv) {
+  for (auto& n : inv.netdevs) {
+    const std::string dir = "/sys/class/net/" + n.name;
+    if (n.driver.empty()) n.driver = root.link_basename(dir + "/device/driver").value_or("");
+    if (auto parent = root.link_basename(dir + "/device"); parent) {
+      n.pci = PciAddress::parse(*parent);
+    }
+    n.dev_port = read_uint(root, dir + "/dev_port").value_or(0);
+    if (n.type == kArphrdInfiniband) {
+      n.ipoib_mode = root.read_or(dir + "/mode", "");
+      if (auto pk = root.read(dir + "/pkey")) {
+        if (auto v = parse_hex(trim(*pk)); v && *v <= 0xffff) n.pkey = static_cast<unsigned>(*v);
+      }
+      n.parent = root.read_or(dir + "/parent", "");
+      // IPoIB netdevs share the HCA's PCI device; its infiniband/ directory names the RDMA
+      // device, and dev_port is the port index minus one.
+      auto ibdevs = root.list(dir + "/device/infiniband");
+      if (ibdevs.size() == 1) {
+        n.rdma_device = ibdevs[0];
+        n.rdma_port = n.dev_port + 1;
+      }
+    }
+  }
+  // RoCE and soft devices name their netdev per port (gid_attrs/ndevs/0).
+  for (auto& d : inv.rdma) {
+    for (auto& p : d.ports) {
+      if (p.link_layer == LinkLayer::kEthernet && p.netdev.empty() && !d.parent_netdev.empty()) {
+        p.netdev = d.parent_netdev;
+      }
+      for (auto& n : inv.netdevs) {
+        if (p.link_layer == LinkLayer::kEthernet && n.name == p.netdev && n.rdma_device.empty()) {
+          n.rdma_device = d.name;
+          n.rdma_port = p.num;
+        }
+        if (p.link_layer == LinkLayer::kInfiniBand && n.rdma_device == d.name &&
+            n.rdma_port == p.num && n.parent.empty() && p.netdev.empty()) {
+          p.netdev = n.name;
+        }
+      }
+    }
+  }
+}
+
+void discover_sysfs(const Root& root, Inventory& inv) {
+  discover_rdma(root, inv);
+  discover_pci(root, inv);
+  // Keep the text alive: split() returns views into it.
+  const std::string modules = root.read_or("/proc/modules", "");
+  for (const auto& line : split(modules, '\n')) {
+    auto f = split_ws(line);
+    if (!f.empty()) inv.modules.emplace_back(f[0]);
+  }
+  // Built-in modules count as loaded: modules.builtin of the running kernel's tree.
+  inv.kernel_release = std::string(trim(root.read_or("/proc/sys/kernel/osrelease", "")));
+  if (!inv.kernel_release.empty()) {
+    const std::string builtin =
+        root.read_or("/lib/modules/" + inv.kernel_release + "/modules.builtin", "");
+    for (auto line : split(builtin, '\n')) {
+      auto slash = line.rfind('/');
+      auto name = line.substr(slash == std::string_view::npos ? 0 : slash + 1);
+      if (!ends_with(name, ".ko")) continue;
+      std::string n(name.substr(0, name.size() - 3));
+      for (char& c : n)
+        if (c == '-') c = '_';
+      inv.modules.push_back(n);
+    }
+  }
+  std::sort(inv.modules.begin(), inv.modules.end());
+  inv.modules.erase(std::unique(inv.modules.begin(), inv.modules.end()), inv.modules.end());
+  for (const char* param : {"mlx4_en/parameters/pfctx", "mlx4_en/parameters/pfcrx"}) {
+    auto v = root.read(std::string("/sys/module/") + param);
+    if (!v) continue;
+    std::string key = param;
+    key.replace(key.find("/parameters/"), 12, ".");
+    inv.module_params[key] = std::string(trim(*v));
+  }
+  const std::string mounts = root.read_or("/proc/mounts", "");
+  for (const auto& line : split(mounts, '\n')) {
+    auto f = split_ws(line);
+    if (f.size() >= 3 && f[2] == "configfs") inv.configfs_mounted = true;
+  }
+  inv.rdma_cm_configfs = root.is_dir("/sys/kernel/config/rdma_cm");
+}
+
+}  // namespace rp

@@ -1,0 +1,35 @@
+// libibverbs, wrapped once here: device and port attributes the kernel only gives
+// through the verbs ABI (active/max MTU). Used on the live system when /dev/infiniband
+// is usable.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "provision/base/result.h"
+
+namespace rp {
+
+struct VerbsPort {
+  unsigned num = 0;
+  int state = 0;                         // enum ibv_port_state, same numbers as sysfs
+  unsigned active_mtu = 0, max_mtu = 0;  // bytes
+};
+
+struct VerbsDevice {
+  std::string name;
+  std::string fw_ver;
+  std::vector<VerbsPort> ports;
+};
+
+Result<std::vector<VerbsDevice>> verbs_list_devices();
+
+// Names of the verbs providers linked into this binary (read from their registration
+// records, so a stripped release binary can show them): "mlx4", "mlx5", "rxe", "siw".
+std::vector<std::string> verbs_static_providers();
+
+// IB MTU enum (1..5) to bytes (256..4096); 0 when out of range.
+unsigned ib_mtu_bytes(int mtu_enum);
+
+}  // namespace rp

@@ -1,0 +1,155 @@
+#include "provision/report/status.h"
+
+#include "provision/base/json.h"
+#include "provision/base/strings.h"
+
+namespace rp {
+namespace {
+
+std::string opt_guid(const std::optional<PortGuid>& g) { return g ? g->str() : "-"; }
+
+std::string or_dash(const std::string& s) { return s.empty() ? "-" : s; }
+
+std::string port_state_word(const RdmaPort& p) {
+  // phys_state "5: LinkUp" -> "LinkUp"
+  auto colon = p.phys_state.find(':');
+  std::string phys =
+      colon == std::string::npos ? p.phys_state : std::string(trim(p.phys_state.substr(colon + 1)));
+  return std::string(to_string(p.state)) + (phys.empty() ? "" : "/" + phys);
+}
+
+}  // namespace
+
+std::string status_text(const Inventory& inv) {
+  std::string o;
+  if (inv.rdma.empty()) {
+    o += "no RDMA devices\n";
+  } else {
+    o += "RDMA devices (" + std::to_string(inv.rdma.size()) + "):\n";
+    for (const auto& d : inv.rdma) {
+      o += "  " + d.name + "  driver " + or_dash(d.driver);
+      if (d.pci) o += "  pci " + d.pci->str();
+      if (!d.parent_netdev.empty()) o += "  on " + d.parent_netdev;
+      o += "  fw " + or_dash(d.fw_ver) + "  board " + or_dash(d.board_id) + "  node_guid " +
+           opt_guid(d.node_guid) + "\n";
+      for (const auto& p : d.ports) {
+        o += "    port " + std::to_string(p.num) + "  " + port_state_word(p) + "  " +
+             std::string(to_string(p.link_layer)) + "  " + or_dash(p.rate) + "  guid " +
+             opt_guid(p.guid);
+        if (p.link_layer == LinkLayer::kInfiniBand) {
+          o += "  lid 0x" + hex(p.lid, 0) + "  sm_lid 0x" + hex(p.sm_lid, 0);
+        }
+        if (p.active_mtu) {
+          o += "  mtu " + std::to_string(p.active_mtu) + "/" + std::to_string(p.max_mtu);
+        }
+        o += "  ==> " + or_dash(p.netdev) + "\n";
+      }
+    }
+  }
+  bool any_mlx4 = false;
+  for (const auto& f : inv.pci) any_mlx4 |= !f.mlx4_ports.empty();
+  if (any_mlx4) {
+    o += "mlx4 port types:\n";
+    for (const auto& f : inv.pci) {
+      if (f.mlx4_ports.empty()) continue;
+      o += "  " + f.address.str();
+      for (const auto& m : f.mlx4_ports) {
+        o +=
+            "  port " + std::to_string(m.port) + " " + m.value + (m.writable ? "" : " (read-only)");
+        if (!m.mtu.empty()) o += " mtu " + m.mtu;
+      }
+      o += "\n";
+    }
+  }
+  o += "network links (" + inv.netdev_source + ", " + std::to_string(inv.netdevs.size()) + "):\n";
+  for (const auto& n : inv.netdevs) {
+    o += "  " + n.name + "  " + arphrd_name(n.type) + "  " + or_dash(n.address.str()) + "  mtu " +
+         std::to_string(n.mtu) + "  " + (n.admin_up ? "up" : "down") + "/" + or_dash(n.operstate);
+    if (n.carrier) o += "  carrier";
+    if (!n.driver.empty()) o += "  driver " + n.driver;
+    if (!n.ipoib_mode.empty()) o += "  mode " + n.ipoib_mode;
+    if (n.pkey) o += "  pkey 0x" + hex(*n.pkey, 4);
+    if (!n.parent.empty()) o += "  parent " + n.parent;
+    if (!n.rdma_device.empty()) o += "  <== " + n.rdma_device + "/" + std::to_string(n.rdma_port);
+    o += "\n";
+  }
+  o += "modules: " + std::to_string(inv.modules.size()) + " loaded";
+  o += std::string("; configfs ") + (inv.configfs_mounted ? "mounted" : "not mounted");
+  o += std::string("; rdma_cm configfs ") + (inv.rdma_cm_configfs ? "present" : "absent") + "\n";
+  for (const auto& n : inv.notes) o += "note: " + n + "\n";
+  return o;
+}
+
+std::string status_json(const Inventory& inv) {
+  JsonWriter w;
+  w.begin_object();
+  w.key("rdma_devices").begin_array();
+  for (const auto& d : inv.rdma) {
+    w.begin_object();
+    w.field("name", d.name).field("driver", d.driver);
+    w.key("pci");
+    d.pci ? w.value(d.pci->str()) : w.null();
+    w.field("parent_netdev", d.parent_netdev).field("node_type", d.node_type);
+    w.key("node_guid");
+    d.node_guid ? w.value(d.node_guid->str()) : w.null();
+    w.field("fw_ver", d.fw_ver).field("board_id", d.board_id).field("hca_type", d.hca_type);
+    w.field("seen_by_verbs", d.seen_by_verbs);
+    w.key("ports").begin_array();
+    for (const auto& p : d.ports) {
+      w.begin_object();
+      w.field("port", p.num).field("state", to_string(p.state)).field("phys_state", p.phys_state);
+      w.field("link_layer", to_string(p.link_layer)).field("rate", p.rate);
+      w.key("guid");
+      p.guid ? w.value(p.guid->str()) : w.null();
+      w.field("lid", p.lid).field("sm_lid", p.sm_lid).field("netdev", p.netdev);
+      w.field("active_mtu", p.active_mtu).field("max_mtu", p.max_mtu);
+      w.end_object();
+    }
+    w.end_array();
+    w.end_object();
+  }
+  w.end_array();
+  w.key("mlx4").begin_array();
+  for (const auto& f : inv.pci) {
+    if (f.mlx4_ports.empty()) continue;
+    w.begin_object().field("pci", f.address.str()).field("driver", f.driver);
+    w.key("ports").begin_array();
+    for (const auto& m : f.mlx4_ports) {
+      w.begin_object().field("port", m.port).field("type", m.value);
+      w.field("writable", m.writable).field("mtu", m.mtu).end_object();
+    }
+    w.end_array().end_object();
+  }
+  w.end_array();
+  w.field("netdev_source", inv.netdev_source);
+  w.key("netdevs").begin_array();
+  for (const auto& n : inv.netdevs) {
+    w.begin_object().field("name", n.name).field("ifindex", n.ifindex);
+    w.field("type", n.type).field("type_name", arphrd_name(n.type));
+    w.field("address", n.address.str()).field("mtu", n.mtu).field("operstate", n.operstate);
+    w.field("admin_up", n.admin_up).field("carrier", n.carrier).field("driver", n.driver);
+    w.field("rdma_device", n.rdma_device).field("rdma_port", n.rdma_port);
+    if (n.type == kArphrdInfiniband) {
+      w.field("ipoib_mode", n.ipoib_mode);
+      w.key("pkey");
+      n.pkey ? w.value("0x" + hex(*n.pkey, 4)) : w.null();
+      w.field("parent", n.parent);
+      auto g = n.address.ipoib_guid();
+      w.key("port_guid");
+      g ? w.value(g->str()) : w.null();
+    }
+    w.end_object();
+  }
+  w.end_array();
+  w.key("modules").begin_array();
+  for (const auto& m : inv.modules) w.value(m);
+  w.end_array();
+  w.field("configfs_mounted", inv.configfs_mounted).field("rdma_cm_configfs", inv.rdma_cm_configfs);
+  w.key("notes").begin_array();
+  for (const auto& n : inv.notes) w.value(n);
+  w.end_array();
+  w.end_object();
+  return w.str();
+}
+
+}  // namespace rp

@@ -1,0 +1,85 @@
+// The built binary, run as an administrator would: status on fixtures and on this machine.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/support/fixture.h"
+
+namespace rp {
+namespace {
+
+std::string binary() {
+  return std::string(std::getenv("TEST_SRCDIR")) + "/" + std::getenv("TEST_WORKSPACE") +
+         "/provision/rdma-provision";
+}
+
+TEST(StatusCli, PrintsVersion) {
+  int st = -1;
+  std::string out = testing::run(binary() + " --version", &st);
+  EXPECT_EQ(st, 0);
+  EXPECT_EQ(out.rfind("rdma-provision ", 0), 0u) << out;
+}
+
+TEST(StatusCli, TextOnAFixtureListsDevicesPortsAndNetdevs) {
+  std::string root = testing::unpack_fixture("cx3-vpi");
+  int st = -1;
+  std::string out = testing::run(binary() + " status --root " + root, &st);
+  ASSERT_EQ(st, 0) << out;
+  EXPECT_NE(out.find("mlx4_0  driver mlx4_core  pci 0000:81:00.0"), std::string::npos) << out;
+  EXPECT_NE(out.find("port 1  ACTIVE/LinkUp  InfiniBand  56 Gb/sec (4X FDR)  guid "
+                     "f452:1403:007b:cba1"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("==> ib0"), std::string::npos) << out;
+  EXPECT_NE(out.find("0000:81:00.0  port 1 ib mtu 4096  port 2 eth"), std::string::npos) << out;
+  EXPECT_NE(out.find("ib0  infiniband  80:00:02:08:fe:80"), std::string::npos) << out;
+  EXPECT_NE(out.find("<== mlx4_0/1"), std::string::npos) << out;
+}
+
+TEST(StatusCli, JsonOnAFixtureIsValidAndMatchesTheText) {
+  std::string root = testing::unpack_fixture("cx5-ib");
+  int st = -1;
+  std::string out = testing::run(binary() + " status --json --root " + root, &st);
+  ASSERT_EQ(st, 0) << out;
+  auto j = nlohmann::json::parse(out);
+  ASSERT_EQ(j["rdma_devices"].size(), 1u);
+  EXPECT_EQ(j["rdma_devices"][0]["name"], "mlx5_0");
+  EXPECT_EQ(j["rdma_devices"][0]["ports"][0]["state"], "ACTIVE");
+  EXPECT_EQ(j["rdma_devices"][0]["ports"][0]["guid"], "0c42:a103:0016:b2c4");
+  bool child = false;
+  for (const auto& n : j["netdevs"]) {
+    if (n["name"] == "ib0.8010") {
+      child = true;
+      EXPECT_EQ(n["pkey"], "0x8010");
+      EXPECT_EQ(n["parent"], "ib0");
+      EXPECT_EQ(n["type_name"], "infiniband");
+    }
+  }
+  EXPECT_TRUE(child);
+}
+
+TEST(StatusCli, LiveMachineListsItsLinksThroughNetlink) {
+  int st = -1;
+  std::string out = testing::run(binary() + " status", &st);
+  ASSERT_EQ(st, 0) << out;
+  // This machine (and CI) has no RDMA hardware; lo always exists.
+  EXPECT_NE(out.find("network links (netlink"), std::string::npos) << out;
+  EXPECT_NE(out.find("  lo  loopback"), std::string::npos) << out;
+}
+
+TEST(StatusCli, UnknownOptionIsAUsageError) {
+  int st = -1;
+  std::string out = testing::run(binary() + " status --bogus 2>&1", &st);
+  EXPECT_EQ(st, 2);
+  EXPECT_NE(out.find("unknown option '--bogus'"), std::string::npos) << out;
+}
+
+TEST(StatusCli, MissingRootIsReported) {
+  int st = -1;
+  std::string out = testing::run(binary() + " status --root /nonexistent/x 2>&1", &st);
+  EXPECT_EQ(st, 2);
+  EXPECT_NE(out.find("/nonexistent/x is not a directory"), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace rp

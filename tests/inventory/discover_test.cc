@@ -1,0 +1,116 @@
+// Discovery against generated fixture trees: the real sysfs reader, a fake kernel.
+#include <gtest/gtest.h>
+
+#include "provision/inventory/inventory.h"
+#include "tests/support/fixture.h"
+
+namespace rp {
+namespace {
+
+Inventory discover_fixture(const std::string& name) {
+  Root root(testing::unpack_fixture(name));
+  return discover(root);
+}
+
+TEST(Discover, ConnectX3VpiHasAnIbAndAnEthernetPort) {
+  Inventory inv = discover_fixture("cx3-vpi");
+  EXPECT_EQ(inv.netdev_source, "sysfs");
+  ASSERT_EQ(inv.rdma.size(), 1u);
+  const RdmaDevice& d = inv.rdma[0];
+  EXPECT_EQ(d.name, "mlx4_0");
+  EXPECT_EQ(d.driver, "mlx4_core");
+  ASSERT_TRUE(d.pci);
+  EXPECT_EQ(d.pci->str(), "0000:81:00.0");
+  EXPECT_EQ(d.node_guid->str(), "f452:1403:007b:cba0");
+  EXPECT_EQ(d.fw_ver, "2.42.5000");
+  ASSERT_EQ(d.ports.size(), 2u);
+  EXPECT_EQ(d.ports[0].state, PortState::kActive);
+  EXPECT_EQ(d.ports[0].link_layer, LinkLayer::kInfiniBand);
+  EXPECT_EQ(d.ports[0].guid->str(), "f452:1403:007b:cba1");
+  EXPECT_EQ(d.ports[0].lid, 5u);
+  EXPECT_EQ(d.ports[0].netdev, "ib0");
+  EXPECT_EQ(d.ports[1].link_layer, LinkLayer::kEthernet);
+  EXPECT_EQ(d.ports[1].netdev, "enp129s0d1");
+}
+
+TEST(Discover, Mlx4PortFilesAndTheirWritability) {
+  Inventory vpi = discover_fixture("cx3-vpi");
+  ASSERT_EQ(vpi.pci.size(), 1u);
+  ASSERT_EQ(vpi.pci[0].mlx4_ports.size(), 2u);
+  EXPECT_EQ(vpi.pci[0].mlx4_ports[0].value, "ib");
+  EXPECT_TRUE(vpi.pci[0].mlx4_ports[0].writable);
+  EXPECT_EQ(vpi.pci[0].mlx4_ports[0].mtu, "4096");
+  EXPECT_EQ(vpi.pci[0].mlx4_ports[1].value, "eth");
+
+  Inventory sriov = discover_fixture("cx3-sriov-eth");
+  bool found = false;
+  for (const auto& f : sriov.pci) {
+    if (f.address.str() != "0000:03:00.0") continue;
+    found = true;
+    ASSERT_EQ(f.mlx4_ports.size(), 2u);
+    EXPECT_FALSE(f.mlx4_ports[0].writable);
+    EXPECT_FALSE(f.mlx4_ports[1].writable);
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(Discover, IpoibNetdevsCarryModePkeyAndPort) {
+  Inventory inv = discover_fixture("cx5-ib");
+  const NetDev* ib0 = inv.find_netdev("ib0");
+  const NetDev* child = inv.find_netdev("ib0.8010");
+  ASSERT_TRUE(ib0 && child);
+  EXPECT_EQ(ib0->type, kArphrdInfiniband);
+  EXPECT_EQ(ib0->ipoib_mode, "datagram");
+  EXPECT_EQ(ib0->pkey, 0xffffu);
+  EXPECT_EQ(ib0->rdma_device, "mlx5_0");
+  EXPECT_EQ(ib0->rdma_port, 1u);
+  EXPECT_EQ(ib0->address.ipoib_guid()->str(), "0c42:a103:0016:b2c4");
+  EXPECT_EQ(child->parent, "ib0");
+  EXPECT_EQ(child->pkey, 0x8010u);
+  EXPECT_TRUE(inv.configfs_mounted);
+  EXPECT_TRUE(inv.rdma_cm_configfs);
+  // The port's netdev is the parent, not the P_Key child.
+  EXPECT_EQ(inv.find_rdma("mlx5_0")->ports[0].netdev, "ib0");
+}
+
+TEST(Discover, SoftRoceDeviceIsTiedToItsNetdev) {
+  Inventory inv = discover_fixture("rxe-virtio");
+  const RdmaDevice* rxe = inv.find_rdma("rxe0");
+  ASSERT_TRUE(rxe);
+  EXPECT_FALSE(rxe->pci.has_value());
+  EXPECT_EQ(rxe->parent_netdev, "eth0");
+  EXPECT_EQ(rxe->ports[0].netdev, "eth0");
+  const NetDev* eth0 = inv.find_netdev("eth0");
+  ASSERT_TRUE(eth0);
+  EXPECT_EQ(eth0->rdma_device, "rxe0");
+  EXPECT_EQ(eth0->driver, "virtio_net");
+  EXPECT_TRUE(inv.module_loaded("rdma_rxe"));
+  EXPECT_FALSE(inv.module_loaded("mlx4_core"));
+}
+
+TEST(Discover, FourHcasEightPorts) {
+  Inventory inv = discover_fixture("four-hca");
+  ASSERT_EQ(inv.rdma.size(), 4u);
+  size_t ports = 0, active = 0;
+  for (const auto& d : inv.rdma) {
+    for (const auto& p : d.ports) {
+      ++ports;
+      active += p.state == PortState::kActive;
+      EXPECT_FALSE(p.netdev.empty()) << d.name << "/" << p.num;
+    }
+  }
+  EXPECT_EQ(ports, 8u);
+  EXPECT_EQ(active, 4u);
+  EXPECT_EQ(inv.pci.size(), 4u);
+}
+
+TEST(Discover, EmptyRootHasNothingAndDoesNotFail) {
+  Root root(testing::temp_dir("empty"));
+  Inventory inv = discover(root);
+  EXPECT_TRUE(inv.rdma.empty());
+  EXPECT_TRUE(inv.netdevs.empty());
+  EXPECT_TRUE(inv.modules.empty());
+}
+
+}  // namespace
+}  // namespace rp

@@ -1,0 +1,18 @@
+// Test support: unpack a generated fixture tree (tests/fixtures/<name>.tar) into a fresh
+// directory under $TEST_TMPDIR, so every test starts from the pristine tree.
+#pragma once
+
+#include <string>
+
+namespace rp::testing {
+
+// Returns the directory to pass as the root. Aborts the test binary if unpacking fails.
+std::string unpack_fixture(const std::string& name);
+
+// A fresh empty directory under $TEST_TMPDIR.
+std::string temp_dir(const std::string& hint);
+
+// Runs a shell command and returns its stdout; `status` gets the exit status.
+std::string run(const std::string& cmd, int* status = nullptr);
+
+}  // namespace rp::testing
