@@ -1,0 +1,86 @@
+#include "provision/config/config.h"
+
+#include <cctype>
+
+#include "provision/base/strings.h"
+
+namespace rp {
+
+std::optional<IpoibMode> parse_ipoib_mode(std::string_view s) {
+  if (s == "datagram") return IpoibMode::kDatagram;
+  if (s == "connected") return IpoibMode::kConnected;
+  return std::nullopt;
+}
+
+std::string_view to_string(IpoibMode m) {
+  return m == IpoibMode::kConnected ? "connected" : "datagram";
+}
+
+std::optional<RoceMode> parse_roce_mode(std::string_view s) {
+  if (s == "v1") return RoceMode::kV1;
+  if (s == "v2") return RoceMode::kV2;
+  return std::nullopt;
+}
+
+std::string_view to_string(RoceMode m) { return m == RoceMode::kV1 ? "v1" : "v2"; }
+
+std::string_view configfs_value(RoceMode m) {
+  return m == RoceMode::kV1 ? "IB/RoCE v1" : "RoCE v2";
+}
+
+std::string_view to_string(SoftKind k) { return k == SoftKind::kRxe ? "rxe" : "siw"; }
+
+std::optional<HwKey> HwKey::parse(std::string_view s) {
+  if (auto g = PortGuid::parse(s)) return of_guid(*g);
+  if (auto m = MacAddress::parse(s)) return of_mac(*m);
+  return std::nullopt;
+}
+
+HwKey HwKey::of_mac(const MacAddress& m) {
+  uint64_t v = 0;
+  for (uint8_t b : m.bytes) v = (v << 8) | b;
+  return {false, v};
+}
+
+std::string HwKey::str() const {
+  if (is_guid) return PortGuid{value}.str();
+  MacAddress m;
+  for (int i = 0; i < 6; ++i) m.bytes[5 - i] = static_cast<uint8_t>(value >> (8 * i));
+  return m.str();
+}
+
+const NodeEntry* Config::node_entry(const HwKey& k) const {
+  const auto& table = k.is_guid ? nodes_by_guid : nodes_by_mac;
+  auto it = table.find(k.value);
+  return it == table.end() ? nullptr : &it->second;
+}
+
+void add_module(Config& cfg, std::string name, std::string source) {
+  for (const auto& m : cfg.modules)
+    if (m.value == name) return;
+  cfg.modules.push_back({std::move(name), std::move(source)});
+}
+
+std::string check_ifname(std::string_view name) {
+  if (name.empty()) return "an interface name cannot be empty";
+  if (name.size() > 15) return "interface name " + quote(name) + " is longer than 15 bytes";
+  if (name == "." || name == "..") return "interface name " + quote(name) + " is reserved";
+  for (char c : name) {
+    unsigned char u = static_cast<unsigned char>(c);
+    if (c == '/' || c == ':' || std::isspace(u) || u < 0x20 || u == 0x7f) {
+      return "interface name " + quote(name) + " contains '/', ':', a space or a control character";
+    }
+  }
+  // The kernel's own names: renaming to one of them collides with the next device that
+  // gets it by default.
+  for (std::string_view prefix : {"ib", "eth"}) {
+    if (starts_with(name, prefix) && name.size() > prefix.size() &&
+        name.substr(prefix.size()).find_first_not_of("0123456789") == std::string_view::npos) {
+      return "interface name " + quote(name) + " is of the kernel's own " + std::string(prefix) +
+             "<N> form and would collide with an unrenamed device";
+    }
+  }
+  return "";
+}
+
+}  // namespace rp

@@ -1,0 +1,158 @@
+// Config: the validated, merged model of what the node should look like. Every value
+// carries its source ("/etc/rdma/mlx4.conf:3", "cmdline: rd.rdma.mlx4=...") so errors and
+// plan reasons can name it. Inputs are merged in order (rdma-core files, native config,
+// kernel command line); a later source overrides an earlier one field by field.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "provision/base/result.h"
+#include "provision/base/types.h"
+
+namespace rp {
+
+template <typename T>
+struct Sourced {
+  T value{};
+  std::string source;
+};
+
+enum class IpoibMode { kDatagram, kConnected };
+std::optional<IpoibMode> parse_ipoib_mode(std::string_view s);
+std::string_view to_string(IpoibMode m);
+
+enum class RoceMode { kV1, kV2 };
+std::optional<RoceMode> parse_roce_mode(std::string_view s);  // "v1" | "v2"
+std::string_view to_string(RoceMode m);                       // "v1" | "v2"
+std::string_view configfs_value(RoceMode m);                  // "IB/RoCE v1" | "RoCE v2"
+
+enum class SoftKind { kRxe, kSiw };
+std::string_view to_string(SoftKind k);  // "rxe" | "siw"
+
+// What a persistent name matches on: an IPoIB port GUID or an Ethernet MAC.
+struct HwKey {
+  bool is_guid = true;
+  uint64_t value = 0;                                     // GUID, or the MAC in the low 48 bits
+  static std::optional<HwKey> parse(std::string_view s);  // GUID forms or a 6-byte MAC
+  static HwKey of_guid(PortGuid g) { return {true, g.value}; }
+  static HwKey of_mac(const MacAddress& m);
+  std::string str() const;
+  bool operator==(const HwKey& o) const { return is_guid == o.is_guid && value == o.value; }
+  bool operator<(const HwKey& o) const {
+    return std::pair(is_guid, value) < std::pair(o.is_guid, o.value);
+  }
+};
+
+struct Mlx4Setting {
+  std::optional<Sourced<PortType>> type[2];  // ports 1 and 2
+  std::optional<Sourced<unsigned>> mtu[2];   // mlx4_port<N>_mtu (IB ports only)
+};
+
+struct IpoibSetting {
+  std::optional<Sourced<IpoibMode>> mode;
+  std::optional<Sourced<unsigned>> mtu;
+};
+
+struct PkeyChild {
+  std::string parent;
+  uint16_t pkey = 0;  // as given (the full-membership policy is applied by the plan)
+  std::string name;   // empty: the default <parent>.<pkey %04x>
+  std::optional<IpoibMode> mode;
+  std::string source;
+};
+
+struct RoceSetting {
+  std::optional<Sourced<RoceMode>> mode;
+  std::optional<Sourced<unsigned>> tos;
+};
+
+struct SoftLink {
+  SoftKind kind = SoftKind::kRxe;
+  std::string name;  // empty: <kind><N> chosen by the plan
+  std::string source;
+};
+
+struct AddressSetting {
+  std::string cidr;  // "10.1.0.17/16" or an IPv6 prefix
+  std::string source;
+};
+
+struct RouteSetting {
+  std::string destination;  // "default" or a prefix
+  std::string gateway;
+  std::string source;
+};
+
+// One row of the per-node table: settings for the port (GUID) or netdev (MAC) that has
+// this address. Only rows whose key exists on this node take effect.
+struct NodeEntry {
+  HwKey key;
+  std::string name;
+  std::vector<std::string> addresses;
+  std::vector<uint16_t> pkeys;
+  std::optional<IpoibMode> mode;
+  std::optional<unsigned> mtu;
+  std::string source;
+};
+
+struct Config {
+  Sourced<bool> enabled{true, "default"};
+  Sourced<unsigned> timeout_s{60, "default"};    // hard deadline for a whole run
+  Sourced<bool> required{false, "default"};      // a failure stops the boot (dracut)
+  Sourced<bool> allow_reload{false, "default"};  // may reload mlx4_en to change PFC
+
+  std::vector<Sourced<std::string>> modules;  // in order of first request, no duplicates
+  std::map<std::string, Sourced<std::string>> module_options;  // module -> "a=1 b=2"
+  std::vector<Sourced<std::string>> blacklist;
+
+  std::map<PciAddress, Mlx4Setting> mlx4;
+  std::optional<Sourced<unsigned>> pfc_tx, pfc_rx;
+
+  std::map<std::string, Sourced<HwKey>> names;                  // wanted ifname -> what it matches
+  std::map<std::string, IpoibSetting> ipoib;                    // ifname -> mode/MTU
+  std::map<std::pair<std::string, uint16_t>, PkeyChild> pkeys;  // (parent, pkey)
+  // (ibdev or "*", port or 0 for every port) -> RoCE defaults.
+  std::map<std::pair<std::string, unsigned>, RoceSetting> roce;
+  std::map<std::string, SoftLink> soft_links;                    // netdev -> rxe/siw link
+  std::map<std::string, std::vector<AddressSetting>> addresses;  // ifname -> addresses
+  std::map<std::string, std::vector<RouteSetting>> routes;       // ifname -> routes
+
+  // rd.rdma.wait: "all", "none", "<ibdev>/<port>" or an ifname.
+  std::vector<Sourced<std::string>> wait;
+
+  // Per-node table: key -> row. Hash lookup keeps a 10,000-node table cheap.
+  std::unordered_map<uint64_t, NodeEntry> nodes_by_guid;
+  std::unordered_map<uint64_t, NodeEntry> nodes_by_mac;
+
+  const NodeEntry* node_entry(const HwKey& k) const;
+};
+
+// Problems found while reading inputs. Errors make the whole input invalid (nothing is
+// applied); warnings are reported and do not stop anything.
+struct Diagnostics {
+  std::vector<Error> errors;
+  std::vector<Error> warnings;
+  void error(std::string where, std::string what) {
+    errors.push_back(make_error(std::move(where), std::move(what)));
+  }
+  void warn(std::string where, std::string what) {
+    warnings.push_back(make_error(std::move(where), std::move(what)));
+  }
+  bool ok() const { return errors.empty(); }
+};
+
+// Adds a module request once (keeps the first source).
+void add_module(Config& cfg, std::string name, std::string source);
+
+// Checks an interface name as the kernel and udev would accept it, and refuses the
+// kernel's own ib<N>/eth<N> patterns (they collide with unrenamed devices). Returns an
+// empty string when fine, else the reason.
+std::string check_ifname(std::string_view name);
+
+}  // namespace rp

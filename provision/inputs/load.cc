@@ -1,0 +1,100 @@
+#include "provision/inputs/load.h"
+
+#include "provision/base/strings.h"
+#include "provision/inputs/cmdline.h"
+#include "provision/inputs/native_conf.h"
+#include "provision/inputs/rdma_core_files.h"
+
+namespace rp {
+namespace {
+
+using Reader = void (*)(std::string_view, const std::string&, Config&, Diagnostics&);
+
+void read_one(const Root& root, const std::string& path, Reader reader, Inputs& in,
+              bool must_exist) {
+  auto text = root.read(path);
+  if (!text) {
+    if (must_exist || root.exists(path)) in.diag.error(path, text.error().str());
+    return;
+  }
+  in.files_read.push_back(path);
+  reader(*text, path, in.config, in.diag);
+}
+
+void read_dir(const Root& root, const std::string& dir, Reader reader, Inputs& in) {
+  for (const auto& name : root.list(dir)) {
+    if (ends_with(name, ".conf")) read_one(root, dir + "/" + name, reader, in, false);
+  }
+}
+
+}  // namespace
+
+void apply_node_table(const Inventory& inv, Config& cfg) {
+  if (cfg.nodes_by_guid.empty() && cfg.nodes_by_mac.empty()) return;
+  for (const auto& n : inv.netdevs) {
+    if (!n.parent.empty()) continue;  // P_Key children share the parent's GUID
+    const NodeEntry* e = nullptr;
+    if (auto g = n.address.ipoib_guid()) e = cfg.node_entry(HwKey::of_guid(*g));
+    if (!e) {
+      if (auto m = n.address.mac()) e = cfg.node_entry(HwKey::of_mac(*m));
+    }
+    if (!e) continue;
+    const std::string src = e->source + " (node table)";
+    bool named_elsewhere = false;
+    for (const auto& [name, key] : cfg.names) named_elsewhere |= key.value == e->key;
+    std::string ifname = n.name;
+    if (!e->name.empty() && !named_elsewhere) {
+      cfg.names[e->name] = {e->key, src};
+      ifname = e->name;
+    } else if (named_elsewhere) {
+      for (const auto& [name, key] : cfg.names)
+        if (key.value == e->key) ifname = name;
+    }
+    auto& ip = cfg.ipoib[ifname];
+    if (e->mode && !ip.mode) ip.mode = Sourced<IpoibMode>{*e->mode, src};
+    if (e->mtu && !ip.mtu) ip.mtu = Sourced<unsigned>{*e->mtu, src};
+    for (uint16_t pkey : e->pkeys) {
+      auto& c = cfg.pkeys[{ifname, pkey}];
+      if (c.source.empty()) {
+        c.parent = ifname;
+        c.pkey = pkey;
+        c.source = src;
+      }
+    }
+    if (!e->addresses.empty() && cfg.addresses[ifname].empty()) {
+      for (const auto& a : e->addresses) cfg.addresses[ifname].push_back({a, src});
+    }
+  }
+}
+
+Inputs load_inputs(const Root& root, const Inventory& inv, const InputOptions& opt) {
+  Inputs in;
+  read_one(root, "/etc/rdma/mlx4.conf", parse_mlx4_conf, in, false);
+  read_dir(root, "/etc/rdma/modules", parse_modules_conf, in);
+  for (const char* dir : {"/lib/modprobe.d", "/etc/modprobe.d", "/run/modprobe.d"}) {
+    read_dir(root, dir, parse_modprobe_conf, in);
+  }
+  read_one(root, "/etc/udev/rules.d/70-persistent-ipoib.rules", parse_ipoib_rules, in, false);
+  read_one(root, opt.config_path, parse_native_conf, in, opt.config_path_given);
+  apply_node_table(inv, in.config);
+
+  if (opt.cmdline_text) {
+    parse_cmdline(*opt.cmdline_text, in.config, in.diag);
+  } else if (opt.cmdline_file) {
+    Root host("/");
+    auto text = host.read(*opt.cmdline_file);
+    if (!text)
+      in.diag.error(*opt.cmdline_file, text.error().str());
+    else
+      parse_cmdline(*text, in.config, in.diag);
+  } else if (root.exists("/proc/cmdline")) {
+    auto text = root.read("/proc/cmdline");
+    if (!text)
+      in.diag.error("/proc/cmdline", text.error().str());
+    else
+      parse_cmdline(*text, in.config, in.diag);
+  }
+  return in;
+}
+
+}  // namespace rp

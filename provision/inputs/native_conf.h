@@ -1,0 +1,17 @@
+// The native configuration file, /etc/rdma-provision/rdma-provision.conf: an INI-style
+// file (sections, key = value, # comments) documented in configs/rdma-provision.conf.
+// Unknown sections and keys are errors: a typo must not pass silently.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "provision/config/config.h"
+
+namespace rp {
+
+// `file` is the kernel path used in messages; errors are "file:line: ...".
+void parse_native_conf(std::string_view text, const std::string& file, Config& cfg,
+                       Diagnostics& diag);
+
+}  // namespace rp

@@ -1,0 +1,64 @@
+// The plan as text (one line per action, like iproute2) and as JSON, from one walk.
+#include "provision/base/json.h"
+#include "provision/plan/plan.h"
+
+namespace rp {
+
+std::string plan_text(const Plan& plan) {
+  std::string o;
+  if (!plan.enabled) {
+    for (const auto& n : plan.notes) o += n + "\n";
+    return o;
+  }
+  o += "plan: " + std::to_string(plan.actions.size()) +
+       (plan.actions.size() == 1 ? " action" : " actions") + " (deadline " +
+       std::to_string(plan.timeout_s) + " s)\n";
+  for (size_t i = 0; i < plan.actions.size(); ++i) {
+    const Action& a = plan.actions[i];
+    std::string kind(to_string(a.kind));
+    kind.resize(std::max<size_t>(kind.size(), 12), ' ');
+    o += "  " + std::to_string(i + 1) + ". " + kind + " " + a.object + ": " + a.current + " -> " +
+         a.wanted + "  [" + a.reason + "]";
+    if (!a.after.empty()) {
+      o += " after";
+      for (size_t d : a.after) o += " " + std::to_string(d + 1);
+    }
+    o += "\n";
+    if (!a.waiting_for.empty()) o += "       waiting for " + a.waiting_for + "\n";
+  }
+  for (const auto& n : plan.notes) o += "note: " + n + "\n";
+  for (const auto& w : plan.diag.warnings) o += "warning: " + w.str() + "\n";
+  for (const auto& e : plan.diag.errors) o += "error: " + e.str() + "\n";
+  return o;
+}
+
+std::string plan_json(const Plan& plan) {
+  JsonWriter w;
+  w.begin_object().field("enabled", plan.enabled).field("deadline_s", plan.timeout_s);
+  w.key("actions").begin_array();
+  for (size_t i = 0; i < plan.actions.size(); ++i) {
+    const Action& a = plan.actions[i];
+    w.begin_object().field("id", static_cast<uint64_t>(i + 1)).field("kind", to_string(a.kind));
+    w.field("object", a.object).field("current", a.current).field("wanted", a.wanted);
+    w.field("reason", a.reason);
+    w.key("waiting_for");
+    a.waiting_for.empty() ? w.null() : w.value(a.waiting_for);
+    w.key("after").begin_array();
+    for (size_t d : a.after) w.value(static_cast<uint64_t>(d + 1));
+    w.end_array().end_object();
+  }
+  w.end_array();
+  w.key("notes").begin_array();
+  for (const auto& n : plan.notes) w.value(n);
+  w.end_array();
+  w.key("warnings").begin_array();
+  for (const auto& e : plan.diag.warnings) w.value(e.str());
+  w.end_array();
+  w.key("errors").begin_array();
+  for (const auto& e : plan.diag.errors) w.value(e.str());
+  w.end_array();
+  w.end_object();
+  return w.str();
+}
+
+}  // namespace rp

@@ -1,0 +1,26 @@
+// Fuzz target: /etc/udev/rules.d/70-persistent-ipoib.rules reader.
+#include <cstddef>
+#include <cstdint>
+#include <set>
+#include <string>
+
+#include "provision/inputs/rdma_core_files.h"
+#include "tests/fuzz/rdma_core_files_fuzz.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace rp;
+  const std::string file = "/etc/udev/rules.d/70-persistent-ipoib.rules";
+  std::string_view text(reinterpret_cast<const char*>(data), size);
+  Config cfg;
+  Diagnostics diag;
+  parse_ipoib_rules(text, file, cfg, diag);
+  fuzz::check_diagnostics(text, file, diag);
+  std::set<HwKey> keys;
+  for (const auto& [name, key] : cfg.names) {
+    if (!check_ifname(name).empty()) fuzz::fail("invalid name kept", name);
+    fuzz::check_where(text, file, key.source);
+    if (!key.value.is_guid && key.value.value >> 48) fuzz::fail("MAC wider than 48 bits", name);
+    if (!keys.insert(key.value).second) fuzz::fail("one device under two names", name);
+  }
+  return 0;
+}

@@ -1,0 +1,185 @@
+// The native configuration file: the documented example parses cleanly, every value
+// lands with its file:line, and each malformed line gets its exact message.
+#include "provision/inputs/native_conf.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace rp {
+namespace {
+
+const char kFile[] = "/etc/rdma-provision/rdma-provision.conf";
+
+struct Parsed {
+  Config cfg;
+  Diagnostics diag;
+};
+
+Parsed parse(const std::string& text) {
+  Parsed p;
+  parse_native_conf(text, kFile, p.cfg, p.diag);
+  return p;
+}
+
+std::string errors(const Parsed& p) {
+  std::string s;
+  for (const auto& e : p.diag.errors) s += e.str() + "\n";
+  return s;
+}
+
+TEST(NativeConf, DocumentedExampleIsValidAndCoversEverySection) {
+  std::ifstream f("configs/rdma-provision.conf");
+  ASSERT_TRUE(f) << "configs/rdma-provision.conf not in runfiles";
+  std::stringstream ss;
+  ss << f.rdbuf();
+  Parsed p = parse(ss.str());
+  EXPECT_EQ(errors(p), "");
+  const Config& c = p.cfg;
+  EXPECT_TRUE(c.enabled.value);
+  EXPECT_EQ(c.timeout_s.value, 60u);
+  EXPECT_EQ(c.wait.size(), 2u);
+  EXPECT_EQ(c.modules.size(), 5u);  // 4 from [modules], mlx4_core from [module ...] load
+  EXPECT_EQ(c.blacklist.size(), 1u);
+  EXPECT_EQ(c.module_options.at("mlx4_core").value, "log_num_mgm_entry_size=-1");
+  const auto& m = c.mlx4.at(*PciAddress::parse("0000:81:00.0"));
+  EXPECT_EQ(m.type[0]->value, PortType::kIb);
+  EXPECT_EQ(m.type[1]->value, PortType::kEth);
+  EXPECT_EQ(m.mtu[0]->value, 4096u);
+  EXPECT_EQ(c.pfc_tx->value, 8u);
+  EXPECT_EQ(c.roce.at({"mlx4_0", 2}).mode->value, RoceMode::kV2);
+  EXPECT_EQ(c.roce.at({"mlx4_0", 2}).tos->value, 106u);
+  EXPECT_EQ(c.ipoib.at("storage0").mode->value, IpoibMode::kConnected);
+  EXPECT_EQ(c.pkeys.at({"storage0", 0x10}).name, "stor-p10");
+  EXPECT_EQ(c.names.at("storage0").value.str(), "0002:c903:0031:78f2");
+  EXPECT_EQ(c.soft_links.at("eth0").name, "rxe0");
+  EXPECT_EQ(c.addresses.at("storage0")[0].cidr, "10.10.0.17/16");
+  EXPECT_EQ(c.routes.at("storage0")[0].gateway, "10.10.0.1");
+  EXPECT_EQ(c.nodes_by_guid.size(), 2u);
+  EXPECT_EQ(c.nodes_by_mac.size(), 1u);
+}
+
+TEST(NativeConf, EveryValueCarriesItsFileAndLine) {
+  Parsed p = parse("# comment\n[mlx4 0000:81:00.0]\nport2 = eth\n\n[roce *]\ntos = 96\n");
+  EXPECT_EQ(errors(p), "");
+  EXPECT_EQ(p.cfg.mlx4.begin()->second.type[1]->source, std::string(kFile) + ":3");
+  EXPECT_EQ(p.cfg.roce.at({"*", 0}).tos->source, std::string(kFile) + ":6");
+}
+
+TEST(NativeConf, NodeTableRowsAreKeyedByGuidAndMac) {
+  Parsed p = parse(
+      "[nodes]\n"
+      "0x0002c903003178f2 name=ibx address=10.0.0.1/24,fd00::1/64 pkeys=8001 mode=datagram\n"
+      "52:54:00:00:00:01 name=eno-data mtu=9000\n");
+  EXPECT_EQ(errors(p), "");
+  const NodeEntry* e = p.cfg.node_entry(*HwKey::parse("0002:c903:0031:78f2"));
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->name, "ibx");
+  EXPECT_EQ(e->addresses.size(), 2u);
+  EXPECT_EQ(e->pkeys, std::vector<uint16_t>{0x8001});
+  EXPECT_EQ(e->source, std::string(kFile) + ":2");
+  EXPECT_EQ(p.cfg.node_entry(*HwKey::parse("52:54:00:00:00:01"))->mtu, 9000u);
+}
+
+struct Bad {
+  const char* text;
+  const char* message;
+};
+
+class NativeConfErrors : public ::testing::TestWithParam<Bad> {};
+
+TEST_P(NativeConfErrors, ReportsTheExactMessage) {
+  Parsed p = parse(GetParam().text);
+  EXPECT_EQ(errors(p), std::string(kFile) + GetParam().message + "\n");
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Malformed, NativeConfErrors,
+    ::testing::Values(
+        Bad{"timeout = 5\n", ":1: setting 'timeout = 5' is outside of any [section]"},
+        Bad{"[general\n", ":1: section header '[general' is missing its closing ']'"},
+        Bad{"[]\n", ":1: empty section header '[]'"},
+        Bad{"[gneral]\n",
+            ":1: unknown section 'gneral' (known: general, modules, module, mlx4, pfc, roce, "
+            "ipoib, pkey, name, rxe, siw, address, nodes)"},
+        Bad{"[general]\ntimeout\n", ":2: line 'timeout' is not of the form key = value"},
+        Bad{"[general]\n= 5\n", ":2: line '= 5' has no key before '='"},
+        Bad{"[general]\ntimeout =\n", ":2: key 'timeout' has no value"},
+        Bad{"[general]\ntimeout = 0\n", ":2: timeout '0' is out of range 1..3600"},
+        Bad{"[general]\ntimeout = soon\n", ":2: timeout 'soon' is not a number"},
+        Bad{"[general]\nrequired = maybe\n", ":2: required 'maybe' is not a boolean (yes/no)"},
+        Bad{"[general]\nretries = 3\n",
+            ":2: unknown key 'retries' in [general] (known: enabled, required, allow_reload, "
+            "timeout, wait)"},
+        Bad{"[general]\nwait = mlx4_0/0\n",
+            ":2: wait target 'mlx4_0/0' is not <ibdev>/<port>, an interface, all or none"},
+        Bad{"[modules]\nload = ib ipoib, rdma/ucm\n",
+            ":2: module name 'rdma/ucm' may contain only letters, digits, '_' and '-'"},
+        Bad{"[module]\n", ":1: section '[module]' must be written [module <name>]"},
+        Bad{"[mlx4 81:00]\n", ":1: PCI address '81:00' is not of the form DDDD:BB:DD.F"},
+        Bad{"[mlx4 0000:81:00.0]\nport1 = ethernet\n",
+            ":2: port type 'ethernet' is not one of ib, eth, auto"},
+        Bad{"[mlx4 0000:81:00.0]\nport3 = eth\n",
+            ":2: unknown key 'port3' in [mlx4] (known: port1, port2, port1_mtu, port2_mtu)"},
+        Bad{"[mlx4 0000:81:00.0]\nport1_mtu = 9000\n",
+            ":2: IB port MTU '9000' is not one of 256, 512, 1024, 2048, 4096"},
+        Bad{"[pfc]\ntx = 0x100\n", ":2: pfc tx '0x100' is out of range 0..0xff"},
+        Bad{"[roce mlx5_0/0]\n", ":1: port '0' is not a port number 1..255"},
+        Bad{"[roce mlx5_0]\nmode = v3\n", ":2: RoCE mode 'v3' is not one of v1, v2"},
+        Bad{"[roce mlx5_0]\ntos = 256\n", ":2: ToS '256' is out of range 0..255"},
+        Bad{"[ipoib ib0]\nmode = cm\n", ":2: IPoIB mode 'cm' is not one of datagram, connected"},
+        Bad{"[ipoib ib0]\nmtu = 70000\n", ":2: MTU '70000' is out of range 68..65520"},
+        Bad{"[pkey ib0 0x8000]\n",
+            ":1: P_Key '0x8000' is invalid: 0x0000 and 0x8000 have no partition number"},
+        Bad{"[pkey ib0 0x10000]\n", ":1: P_Key '0x10000' is out of range (at most 0xffff)"},
+        Bad{"[pkey ib0 zz]\n", ":1: P_Key 'zz' is not a hexadecimal number (e.g. 0x8001)"},
+        Bad{"[name ib0]\n",
+            ":1: interface name 'ib0' is of the kernel's own ib<N> form and would collide with "
+            "an unrenamed device"},
+        Bad{"[name a-name-longer-than-15]\n",
+            ":1: interface name 'a-name-longer-than-15' is longer than 15 bytes"},
+        Bad{"[name stor]\nmatch = 00:11\n",
+            ":2: match '00:11' is neither a port GUID (0002:c903:0031:78f2) nor a MAC address"},
+        Bad{"[address ib0]\naddress = 10.0.0.1\n",
+            ":2: address '10.0.0.1' has no prefix length (e.g. 10.0.0.5/24)"},
+        Bad{"[address ib0]\naddress = 10.0.0.300/24\n",
+            ":2: address '10.0.0.300/24' is not an IPv4 or IPv6 address"},
+        Bad{"[address ib0]\nroute = default 10.0.0.1\n",
+            ":2: route 'default 10.0.0.1' is not '<default|prefix> via <gateway>'"},
+        Bad{"[nodes]\nnotakey name=x\n",
+            ":2: node key 'notakey' is neither a port GUID (0002:c903:0031:78f2) nor a MAC "
+            "address"},
+        Bad{"[nodes]\n52:54:00:00:00:01 nic=x\n",
+            ":2: unknown node field 'nic' (known: name, address, pkeys, mode, mtu)"},
+        Bad{"[nodes]\n52:54:00:00:00:01 name\n",
+            ":2: node field 'name' is not of the form key=value"}));
+
+TEST(NativeConf, DuplicateNodeRowNamesTheFirst) {
+  Parsed p = parse("[nodes]\n52:54:00:00:00:01 name=a0\n52:54:00:00:00:01 name=b0\n");
+  EXPECT_EQ(errors(p), std::string(kFile) + ":3: node 52:54:00:00:00:01 is already listed at " +
+                           kFile + ":2\n");
+}
+
+TEST(NativeConf, TwoNamesForOneDeviceInOneFileIsAnError) {
+  Parsed p = parse(
+      "[name stora]\nmatch = 52:54:00:00:00:01\n[name storb]\nmatch = "
+      "52:54:00:00:00:01\n");
+  EXPECT_EQ(errors(p), std::string(kFile) +
+                           ":4: 52:54:00:00:00:01 already has the name 'stora' at " + kFile +
+                           ":2\n");
+}
+
+TEST(NativeConf, AllErrorsAreCollectedNotJustTheFirst) {
+  Parsed p = parse("[general]\ntimeout = 0\nrequired = perhaps\n[pfc]\nrx = 999\n");
+  EXPECT_EQ(p.diag.errors.size(), 3u);
+}
+
+TEST(NativeConf, BinaryGarbageDoesNotCrash) {
+  std::string junk("[mlx4 \0\xff]\n\x01\x02=\x03\n[nodes]\n\xfe\xfe\n", 24);
+  Parsed p = parse(junk);
+  EXPECT_FALSE(p.diag.ok());
+}
+
+}  // namespace
+}  // namespace rp

@@ -1,0 +1,711 @@
+#include "provision/inputs/rdma_core_files.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace rp {
+namespace {
+
+const std::string kMlx4 = "/etc/rdma/mlx4.conf";
+const std::string kRdma = "/etc/rdma/modules/rdma.conf";
+const std::string kInfiniband = "/etc/rdma/modules/infiniband.conf";
+const std::string kOpa = "/etc/rdma/modules/opa.conf";
+const std::string kModprobe = "/etc/modprobe.d/mlx4.conf";
+const std::string kRules = "/etc/udev/rules.d/70-persistent-ipoib.rules";
+
+using Parser = void (*)(std::string_view, const std::string&, Config&, Diagnostics&);
+
+std::vector<std::string> strs(const std::vector<Error>& v) {
+  std::vector<std::string> out;
+  for (const auto& e : v) out.push_back(e.str());
+  return out;
+}
+
+PciAddress pci(const char* s) { return *PciAddress::parse(s); }
+
+// ---------------------------------------------------------------------------------------
+// /etc/rdma/mlx4.conf
+
+// Shaped like rdma-core's shipped template (redhat/rdma.mlx4.conf): a comment header with
+// a commented example, then the administrator's cards.
+const char kMlx4Conf[] =
+    "# mlx4 port types, applied when mlx4_core is loaded.\n"
+    "# Cards not listed here keep whatever type they have.\n"
+    "#\n"
+    "# port1 is always needed; port2 only on dual-port cards.\n"
+    "#\n"
+    "# Format:\n"
+    "# <pci_device_of_card> <port1_type> [port2_type]\n"
+    "#\n"
+    "# Example:\n"
+    "# 0000:0b:00.0 eth eth\n"
+    "#\n"
+    "0000:0b:00.0 eth eth\n"
+    "\n"
+    "0000:81:00.0 ib\n"
+    "0000:82:00.0\tauto   ib   \n";
+
+TEST(Mlx4Conf, ShippedTemplatePlusCardsSetsPortTypesWithTheirLines) {
+  Config cfg;
+  Diagnostics diag;
+  parse_mlx4_conf(kMlx4Conf, kMlx4, cfg, diag);
+  EXPECT_TRUE(diag.errors.empty()) << strs(diag.errors)[0];
+  EXPECT_TRUE(diag.warnings.empty());
+  ASSERT_EQ(cfg.mlx4.size(), 3u);
+
+  const Mlx4Setting& a = cfg.mlx4.at(pci("0000:0b:00.0"));
+  EXPECT_EQ(a.type[0]->value, PortType::kEth);
+  EXPECT_EQ(a.type[1]->value, PortType::kEth);
+  EXPECT_EQ(a.type[0]->source, "/etc/rdma/mlx4.conf:12");
+  EXPECT_EQ(a.type[1]->source, "/etc/rdma/mlx4.conf:12");
+
+  const Mlx4Setting& b = cfg.mlx4.at(pci("0000:81:00.0"));
+  EXPECT_EQ(b.type[0]->value, PortType::kIb);
+  EXPECT_FALSE(b.type[1].has_value()) << "a single-port line leaves port 2 alone";
+  EXPECT_EQ(b.type[0]->source, "/etc/rdma/mlx4.conf:14");
+
+  const Mlx4Setting& c = cfg.mlx4.at(pci("0000:82:00.0"));
+  EXPECT_EQ(c.type[0]->value, PortType::kAuto);
+  EXPECT_EQ(c.type[1]->value, PortType::kIb);
+}
+
+TEST(Mlx4Conf, ShortPciAddressTrailingCommentAndCrlfAreAccepted) {
+  Config cfg;
+  Diagnostics diag;
+  parse_mlx4_conf("0b:00.0 ib eth   # lab card\r\n", kMlx4, cfg, diag);
+  EXPECT_TRUE(diag.errors.empty());
+  const Mlx4Setting& a = cfg.mlx4.at(pci("0000:0b:00.0"));
+  EXPECT_EQ(a.type[0]->value, PortType::kIb);
+  EXPECT_EQ(a.type[1]->value, PortType::kEth);
+}
+
+TEST(Mlx4Conf, EthOnPortOneWithIbOnPortTwoIsKeptWithAWarning) {
+  Config cfg;
+  Diagnostics diag;
+  parse_mlx4_conf("0000:0b:00.0 eth ib\n", kMlx4, cfg, diag);
+  EXPECT_TRUE(diag.errors.empty());
+  ASSERT_EQ(diag.warnings.size(), 1u);
+  EXPECT_EQ(diag.warnings[0].str(),
+            "/etc/rdma/mlx4.conf:1: port 1 eth with port 2 ib: older kernels and HCAs without "
+            "per-port types refuse this pair (rdma-core's mlx4-setup.sh refuses it too)");
+  EXPECT_EQ(cfg.mlx4.at(pci("0000:0b:00.0")).type[1]->value, PortType::kIb);
+}
+
+TEST(Mlx4Conf, BadLinesSetNothingAndEveryBadLineIsReported) {
+  Config cfg;
+  Diagnostics diag;
+  parse_mlx4_conf("0000:0b:00.0 eth ethernet\n0000:0c:00.0 ib\n0000:0d:00 ib\nfoo\n", kMlx4, cfg,
+                  diag);
+  EXPECT_EQ(strs(diag.errors),
+            (std::vector<std::string>{
+                "/etc/rdma/mlx4.conf:1: port type 'ethernet' is not one of ib, eth, auto",
+                "/etc/rdma/mlx4.conf:3: PCI address '0000:0d:00' is not of the form DDDD:BB:DD.F",
+                "/etc/rdma/mlx4.conf:4: PCI address 'foo' is not of the form DDDD:BB:DD.F",
+                "/etc/rdma/mlx4.conf:4: no port type after 'foo' (expected <pci address> "
+                "<port1 type> [<port2 type>])",
+            }));
+  ASSERT_EQ(cfg.mlx4.size(), 1u);
+  EXPECT_TRUE(cfg.mlx4.count(pci("0000:0c:00.0")));
+}
+
+// ---------------------------------------------------------------------------------------
+// /etc/rdma/modules/*.conf
+
+// The same modules, commented-out entries and layout as rdma-core's shipped
+// kernel-boot/modules/{rdma,infiniband,opa}.conf.
+const char kRdmaConf[] =
+    "# Loaded when any RDMA device is present\n"
+    "# iSER initiator\n"
+    "ib_iser\n"
+    "\n"
+    "# iSER target\n"
+    "# ib_isert\n"
+    "\n"
+    "# verbs from user space (libibverbs)\n"
+    "ib_uverbs\n"
+    "\n"
+    "# connection manager from user space (librdmacm)\n"
+    "rdma_ucm\n"
+    "\n"
+    "# RDS\n"
+    "# rds_rdma\n"
+    "\n"
+    "# NFS over RDMA, client\n"
+    "xprtrdma\n"
+    "\n"
+    "# NFS over RDMA, server\n"
+    "svcrdma\n";
+
+const char kInfinibandConf[] =
+    "# Loaded when an InfiniBand device is present\n"
+    "# IP over InfiniBand\n"
+    "ib_ipoib\n"
+    "\n"
+    "# MAD access for the fabric tools\n"
+    "ib_umad\n"
+    "\n"
+    "# SRP target\n"
+    "# ib_srpt\n";
+
+const char kOpaConf[] =
+    "# Loaded when an Omni-Path\n"
+    "# device is present\n"
+    "# IP over InfiniBand\n"
+    "ib_ipoib\n"
+    "\n"
+    "# MAD access for the fabric tools\n"
+    "ib_umad\n"
+    "\n"
+    "# virtual Ethernet NIC over OPA\n"
+    "opa_vnic\n";
+
+TEST(ModulesConf, ShippedFilesGiveModulesInOrderOnceEachWithTheFirstSource) {
+  Config cfg;
+  Diagnostics diag;
+  parse_modules_conf(kRdmaConf, kRdma, cfg, diag);
+  parse_modules_conf(kInfinibandConf, kInfiniband, cfg, diag);
+  parse_modules_conf(kOpaConf, kOpa, cfg, diag);
+  EXPECT_TRUE(diag.errors.empty());
+  EXPECT_TRUE(diag.warnings.empty());
+  std::vector<std::string> names, sources;
+  for (const auto& m : cfg.modules) {
+    names.push_back(m.value);
+    sources.push_back(m.source);
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"ib_iser", "ib_uverbs", "rdma_ucm", "xprtrdma",
+                                             "svcrdma", "ib_ipoib", "ib_umad", "opa_vnic"}));
+  EXPECT_EQ(sources, (std::vector<std::string>{
+                         "/etc/rdma/modules/rdma.conf:3", "/etc/rdma/modules/rdma.conf:9",
+                         "/etc/rdma/modules/rdma.conf:12", "/etc/rdma/modules/rdma.conf:18",
+                         "/etc/rdma/modules/rdma.conf:21", "/etc/rdma/modules/infiniband.conf:3",
+                         "/etc/rdma/modules/infiniband.conf:6", "/etc/rdma/modules/opa.conf:10"}));
+}
+
+TEST(ModulesConf, TrailingCommentsSemicolonLinesDashesAndBlanksAreHandled) {
+  Config cfg;
+  Diagnostics diag;
+  parse_modules_conf("  ib_isert   # target too\n; systemd comment\n\t\nib-srpt\r\nib_srpt\n",
+                     kRdma, cfg, diag);
+  EXPECT_TRUE(diag.errors.empty());
+  ASSERT_EQ(cfg.modules.size(), 2u);
+  EXPECT_EQ(cfg.modules[0].value, "ib_isert");
+  EXPECT_EQ(cfg.modules[1].value, "ib_srpt");
+  EXPECT_EQ(cfg.modules[1].source, "/etc/rdma/modules/rdma.conf:4");
+}
+
+// ---------------------------------------------------------------------------------------
+// /etc/modprobe.d/*.conf
+
+// Shaped like rdma-core's providers/mlx4/mlx4.conf with its PFC example enabled, which is
+// what Red Hat's guide tells mlx4 users with PFC to do in /etc/modprobe.d/mlx4.conf.
+const char kModprobeMlx4[] =
+    "# Module options for the mlx4 driver family.\n"
+    "# Changes here survive package upgrades.\n"
+    "#\n"
+    "# debugging, no SR-IOV\n"
+    "#options mlx4_core debug_level=1 log_num_mgm_entry_size=-1 probe_vf=0 num_vfs=0\n"
+    "#\n"
+    "# PFC for both directions,\n"
+    "# no-drop on priorities 0 and 1\n"
+    "options mlx4_en pfctx=3 pfcrx=3\n";
+
+TEST(ModprobeConf, PfcExampleFromRdmaCoreFillsPfcAndModuleOptions) {
+  Config cfg;
+  Diagnostics diag;
+  parse_modprobe_conf(kModprobeMlx4, kModprobe, cfg, diag);
+  EXPECT_TRUE(diag.errors.empty());
+  EXPECT_TRUE(diag.warnings.empty());
+  ASSERT_TRUE(cfg.pfc_tx && cfg.pfc_rx);
+  EXPECT_EQ(cfg.pfc_tx->value, 3u);
+  EXPECT_EQ(cfg.pfc_rx->value, 3u);
+  EXPECT_EQ(cfg.pfc_tx->source, "/etc/modprobe.d/mlx4.conf:9");
+  EXPECT_EQ(cfg.module_options.at("mlx4_en").value, "pfctx=3 pfcrx=3");
+  EXPECT_EQ(cfg.module_options.at("mlx4_en").source, "/etc/modprobe.d/mlx4.conf:9");
+  EXPECT_EQ(cfg.module_options.size(), 1u) << "commented-out options are not options";
+}
+
+TEST(ModprobeConf, OptionsForOneModuleAreJoinedInOrderAndDashesBecomeUnderscores) {
+  Config cfg;
+  Diagnostics diag;
+  parse_modprobe_conf(
+      "options mlx4_core port_type_array=1,2\n"
+      "options mlx4-core   log_num_mgm_entry_size=-1 \n"
+      "options mlx4_en pfctx=0x08 pfcrx=0x08\n",
+      kModprobe, cfg, diag);
+  EXPECT_TRUE(diag.errors.empty());
+  EXPECT_TRUE(diag.warnings.empty());
+  const auto& core = cfg.module_options.at("mlx4_core");
+  EXPECT_EQ(core.value, "port_type_array=1,2 log_num_mgm_entry_size=-1");
+  EXPECT_EQ(core.source, "/etc/modprobe.d/mlx4.conf:1, /etc/modprobe.d/mlx4.conf:2");
+  EXPECT_EQ(cfg.pfc_tx->value, 8u);
+  EXPECT_EQ(cfg.pfc_rx->value, 8u);
+  EXPECT_TRUE(cfg.mlx4.empty()) << "port_type_array is one array for all cards: the plan decides";
+}
+
+TEST(ModprobeConf, OptionsAcrossFilesAppendLikeModprobe) {
+  Config cfg;
+  Diagnostics diag;
+  parse_modprobe_conf("options ib_ipoib recv_queue_size=512\n", "/etc/modprobe.d/a.conf", cfg,
+                      diag);
+  parse_modprobe_conf("options ib_ipoib send_queue_size=256\n", "/etc/modprobe.d/b.conf", cfg,
+                      diag);
+  EXPECT_EQ(cfg.module_options.at("ib_ipoib").value, "recv_queue_size=512 send_queue_size=256");
+  EXPECT_EQ(cfg.module_options.at("ib_ipoib").source,
+            "/etc/modprobe.d/a.conf:1, /etc/modprobe.d/b.conf:1");
+}
+
+TEST(ModprobeConf, BackslashContinuesALineAndTheFirstLineIsTheSource) {
+  Config cfg;
+  Diagnostics diag;
+  parse_modprobe_conf(
+      "# PFC\noptions mlx4_en \\\n    pfctx=0x08 \\\n    pfcrx=0x0c\n"
+      "blacklist mlx4_en\n",
+      kModprobe, cfg, diag);
+  EXPECT_TRUE(diag.errors.empty());
+  EXPECT_EQ(cfg.module_options.at("mlx4_en").value, "pfctx=0x08     pfcrx=0x0c");
+  EXPECT_EQ(cfg.pfc_rx->value, 0x0cu);
+  EXPECT_EQ(cfg.pfc_rx->source, "/etc/modprobe.d/mlx4.conf:2");
+  ASSERT_EQ(cfg.blacklist.size(), 1u);
+  EXPECT_EQ(cfg.blacklist[0].source, "/etc/modprobe.d/mlx4.conf:5");
+}
+
+TEST(ModprobeConf, BlacklistIsNormalisedAndKeptOnce) {
+  Config cfg;
+  Diagnostics diag;
+  parse_modprobe_conf("blacklist rpcrdma\nblacklist ib-srpt\nblacklist ib_srpt\n", kModprobe, cfg,
+                      diag);
+  EXPECT_TRUE(diag.errors.empty());
+  ASSERT_EQ(cfg.blacklist.size(), 2u);
+  EXPECT_EQ(cfg.blacklist[0].value, "rpcrdma");
+  EXPECT_EQ(cfg.blacklist[1].value, "ib_srpt");
+  EXPECT_EQ(cfg.blacklist[1].source, "/etc/modprobe.d/mlx4.conf:2");
+}
+
+TEST(ModprobeConf, ModprobeOwnDirectivesAreIgnoredSilently) {
+  // Red Hat's rdma.mlx4.sys.modprobe and the usual neighbours in /etc/modprobe.d.
+  Config cfg;
+  Diagnostics diag;
+  parse_modprobe_conf(
+      "install mlx4_core /sbin/modprobe --ignore-install mlx4_core $CMDLINE_OPTS && "
+      "(/usr/libexec/mlx4-setup.sh < /etc/rdma/mlx4.conf; /sbin/modprobe mlx4_en)\n"
+      "remove mlx4_core /sbin/modprobe -r --ignore-remove mlx4_core\n"
+      "softdep mlx4_core post: mlx4_en mlx4_ib\n"
+      "alias net-pf-27 ib_sdp\n",
+      kModprobe, cfg, diag);
+  EXPECT_TRUE(diag.errors.empty());
+  EXPECT_TRUE(diag.warnings.empty());
+  EXPECT_TRUE(cfg.module_options.empty());
+  EXPECT_TRUE(cfg.blacklist.empty());
+}
+
+TEST(ModprobeConf, UnknownDirectivesAndBadLinesModprobeIgnoresAreWarningsOnly) {
+  Config cfg;
+  Diagnostics diag;
+  parse_modprobe_conf(
+      "option mlx4_en pfctx=8\n"
+      "include /etc/modprobe.d/other\n"
+      "options mlx4_en\n"
+      "options\n"
+      "blacklist\n"
+      "blacklist mlx4_ib # not on this node\n"
+      "options mlx4_en pfctx=0x08 # priority 3\n",
+      kModprobe, cfg, diag);
+  EXPECT_TRUE(diag.errors.empty());
+  EXPECT_EQ(strs(diag.warnings),
+            (std::vector<std::string>{
+                "/etc/modprobe.d/mlx4.conf:1: unknown directive 'option'; modprobe ignores this "
+                "line",
+                "/etc/modprobe.d/mlx4.conf:2: 'include' is no longer supported by modprobe; line "
+                "ignored",
+                "/etc/modprobe.d/mlx4.conf:3: 'options' for 'mlx4_en' has no parameters; modprobe "
+                "ignores this line",
+                "/etc/modprobe.d/mlx4.conf:4: 'options' without a module name; modprobe ignores "
+                "this line",
+                "/etc/modprobe.d/mlx4.conf:5: 'blacklist' without a module name; modprobe ignores "
+                "this line",
+                "/etc/modprobe.d/mlx4.conf:6: text after the module name is ignored: '# not on "
+                "this node'",
+                "/etc/modprobe.d/mlx4.conf:7: '#' starts a comment only at the start of a line; "
+                "modprobe passes '# priority 3' to 'mlx4_en', which ignores it; dropped here",
+            }));
+  EXPECT_EQ(cfg.module_options.at("mlx4_en").value, "pfctx=0x08");
+  EXPECT_EQ(cfg.pfc_tx->value, 8u);
+  EXPECT_EQ(cfg.blacklist.size(), 1u);
+}
+
+TEST(ModprobeConf, PfcWithALeadingZeroIsOctalAsTheKernelReadsIt) {
+  Config cfg;
+  Diagnostics diag;
+  parse_modprobe_conf("options mlx4_en pfctx=010 pfcrx=07\n", kModprobe, cfg, diag);
+  EXPECT_TRUE(diag.errors.empty());
+  EXPECT_EQ(strs(diag.warnings),
+            (std::vector<std::string>{"/etc/modprobe.d/mlx4.conf:1: pfctx '010' has a leading "
+                                      "zero: the kernel reads it as octal, 0x08"}));
+  EXPECT_EQ(cfg.pfc_tx->value, 8u);
+  EXPECT_EQ(cfg.pfc_rx->value, 7u);
+}
+
+TEST(ModprobeConf, QuotedParameterValuesAreReadLikeTheKernel) {
+  Config cfg;
+  Diagnostics diag;
+  parse_modprobe_conf("options mlx4_en pfctx=\"0x08\" \"pfcrx=4\"\n", kModprobe, cfg, diag);
+  EXPECT_TRUE(diag.errors.empty());
+  EXPECT_EQ(cfg.pfc_tx->value, 8u);
+  EXPECT_EQ(cfg.pfc_rx->value, 4u);
+}
+
+TEST(ModprobeConf, LaterPfcValueWinsAsInTheKernel) {
+  Config cfg;
+  Diagnostics diag;
+  parse_modprobe_conf("options mlx4_en pfctx=1\noptions mlx4_en pfctx=2\n", kModprobe, cfg, diag);
+  EXPECT_EQ(cfg.pfc_tx->value, 2u);
+  EXPECT_EQ(cfg.pfc_tx->source, "/etc/modprobe.d/mlx4.conf:2");
+  EXPECT_FALSE(cfg.pfc_rx.has_value());
+}
+
+TEST(ModprobeConf, PfcOfOtherModulesIsNotMlx4Pfc) {
+  Config cfg;
+  Diagnostics diag;
+  parse_modprobe_conf("options mlx5_core pfctx=0x08\n", kModprobe, cfg, diag);
+  EXPECT_FALSE(cfg.pfc_tx.has_value());
+  EXPECT_EQ(cfg.module_options.at("mlx5_core").value, "pfctx=0x08");
+}
+
+// ---------------------------------------------------------------------------------------
+// /etc/udev/rules.d/70-persistent-ipoib.rules
+
+const char kIpoibRules[] =
+    "# Persistent IPoIB names. Type 32 is IPoIB; match only the last 8 bytes of the\n"
+    "# address (the port GUID) after ?*, in lower case.\n"
+    "# Names are at most 15 bytes.\n"
+    "#\n"
+    "ACTION==\"add\", SUBSYSTEM==\"net\", DRIVERS==\"?*\", ATTR{type}==\"32\", "
+    "ATTR{address}==\"?*00:02:c9:03:00:31:78:f2\", NAME=\"mlx4_ib0\"\n"
+    "\n"
+    "ACTION==\"add\", SUBSYSTEM==\"net\", DRIVERS==\"?*\", ATTR{type}==\"32\", "
+    "ATTR{address}==\"?*f4:52:14:03:00:7b:cb:a1\", NAME=\"mlx4_ib1\"\n"
+    "ACTION==\"add\", SUBSYSTEM==\"net\", DRIVERS==\"?*\", ATTR{type}==\"1\", "
+    "ATTR{address}==\"52:54:00:12:34:56\", NAME=\"roce_a\"\n";
+
+TEST(IpoibRules, RdmaCoreSampleRulesNameGuidsAndMacs) {
+  Config cfg;
+  Diagnostics diag;
+  parse_ipoib_rules(kIpoibRules, kRules, cfg, diag);
+  EXPECT_TRUE(diag.errors.empty()) << strs(diag.errors)[0];
+  EXPECT_TRUE(diag.warnings.empty());
+  ASSERT_EQ(cfg.names.size(), 3u);
+
+  const auto& ib0 = cfg.names.at("mlx4_ib0");
+  EXPECT_TRUE(ib0.value == HwKey::of_guid(PortGuid{0x0002c903003178f2ULL}));
+  EXPECT_EQ(ib0.source, "/etc/udev/rules.d/70-persistent-ipoib.rules:5");
+
+  const auto& ib1 = cfg.names.at("mlx4_ib1");
+  EXPECT_EQ(ib1.value.str(), "f452:1403:007b:cba1");
+  EXPECT_EQ(ib1.source, "/etc/udev/rules.d/70-persistent-ipoib.rules:7");
+
+  const auto& roce = cfg.names.at("roce_a");
+  EXPECT_FALSE(roce.value.is_guid);
+  EXPECT_EQ(roce.value.str(), "52:54:00:12:34:56");
+}
+
+TEST(IpoibRules, FullTwentyByteAddressIsCutToTheGuidWithAWarning) {
+  // The address as `ip link show ib0` prints it (Red Hat's guide), pasted whole.
+  Config cfg;
+  Diagnostics diag;
+  parse_ipoib_rules(
+      "SUBSYSTEM==\"net\", ACTION==\"add\", ATTR{type}==\"32\", "
+      "ATTR{address}==\"80:00:02:00:fe:80:00:00:00:00:00:00:f4:52:14:03:00:7b:cb:a1\", "
+      "NAME=\"ib_fabric0\"\n",
+      kRules, cfg, diag);
+  EXPECT_TRUE(diag.errors.empty());
+  EXPECT_EQ(strs(diag.warnings),
+            (std::vector<std::string>{
+                "/etc/udev/rules.d/70-persistent-ipoib.rules:1: ATTR{address} match "
+                "'80:00:02:00:fe:80:00:00:00:00:00:00:f4:52:14:03:00:7b:cb:a1' is a full 20-byte "
+                "IPoIB address: its first 12 bytes (QPN, subnet prefix) change, which breaks the "
+                "match; only the port GUID f452:1403:007b:cba1 is used (write "
+                "ATTR{address}==\"?*f4:52:14:03:00:7b:cb:a1\")"}));
+  EXPECT_EQ(cfg.names.at("ib_fabric0").value.str(), "f452:1403:007b:cba1");
+}
+
+TEST(IpoibRules, WithoutTypeTheAddressLengthDecidesAndContinuationLinesJoin) {
+  Config cfg;
+  Diagnostics diag;
+  parse_ipoib_rules(
+      "ACTION==\"add\", SUBSYSTEM==\"net\", \\\n"
+      "  ATTR{address}==\"?*00:02:c9:03:00:31:78:f3\", NAME:=\"mlx4_ib3\"\n"
+      "ACTION==\"add\", ATTR{address}==\"?*52:54:00:12:34:57\", NAME=\"roce_b\"\n",
+      kRules, cfg, diag);
+  EXPECT_TRUE(diag.errors.empty());
+  EXPECT_TRUE(diag.warnings.empty());
+  EXPECT_TRUE(cfg.names.at("mlx4_ib3").value.is_guid);
+  EXPECT_EQ(cfg.names.at("mlx4_ib3").source, "/etc/udev/rules.d/70-persistent-ipoib.rules:1");
+  EXPECT_FALSE(cfg.names.at("roce_b").value.is_guid);
+  EXPECT_EQ(cfg.names.at("roce_b").source, "/etc/udev/rules.d/70-persistent-ipoib.rules:3");
+}
+
+TEST(IpoibRules, RulesThatNameNothingByAddressAreIgnoredWithAWarning) {
+  Config cfg;
+  Diagnostics diag;
+  parse_ipoib_rules(
+      "ACTION==\"add\", SUBSYSTEM==\"net\", ATTR{type}==\"32\", RUN+=\"/bin/true\"\n"
+      "SUBSYSTEM==\"net\", KERNEL==\"ib0\", NAME=\"ipoib_a\"\n"
+      "SUBSYSTEM==\"net\", ATTR{type}==\"772\", ATTR{address}==\"00:00:00:00:00:00\", "
+      "NAME=\"lo_x\"\n"
+      "SUBSYSTEM==\"block\", ATTR{address}==\"?*00:02:c9:03:00:31:78:f2\", NAME=\"disk_x\"\n",
+      kRules, cfg, diag);
+  EXPECT_TRUE(diag.errors.empty());
+  EXPECT_EQ(strs(diag.warnings),
+            (std::vector<std::string>{
+                "/etc/udev/rules.d/70-persistent-ipoib.rules:1: rule has no NAME= assignment; "
+                "ignored",
+                "/etc/udev/rules.d/70-persistent-ipoib.rules:2: rule for NAME 'ipoib_a' has no "
+                "ATTR{address}== match; ignored (names are read here by address only)",
+                "/etc/udev/rules.d/70-persistent-ipoib.rules:3: ATTR{type} '772' is neither 32 "
+                "(IPoIB) nor 1 (Ethernet); rule ignored",
+                "/etc/udev/rules.d/70-persistent-ipoib.rules:4: rule for SUBSYSTEM 'block' is not "
+                "about network interfaces; ignored",
+            }));
+  EXPECT_TRUE(cfg.names.empty());
+}
+
+TEST(IpoibRules, DoubtfulMatchesAreUsedButExplained) {
+  Config cfg;
+  Diagnostics diag;
+  parse_ipoib_rules(
+      "ATTR{type}==\"32\", ATTR{address}==\"?*00:02:C9:03:00:31:78:F2\", NAME=\"mlx4_ib0\"\n"
+      "ATTR{type}==\"32\", ATTR{address}==\"00:02:c9:03:00:31:78:f3\", NAME=\"mlx4_ib1\"\n"
+      "ATTR{address}==\"?*00:02:c9:03:00:31:78:f4\", ATTR{dev_port}==\"1\", NAME=\"mlx4_ib2\"\n"
+      "ATTR{address}==\"?*00:02:c9:03:00:31:78:f4\", NAME=\"mlx4_ib2\"\n",
+      kRules, cfg, diag);
+  EXPECT_TRUE(diag.errors.empty());
+  EXPECT_EQ(
+      strs(diag.warnings),
+      (std::vector<std::string>{
+          "/etc/udev/rules.d/70-persistent-ipoib.rules:1: ATTR{address} match "
+          "'?*00:02:C9:03:00:31:78:F2' has upper-case letters: udev compares case-sensitively "
+          "with the lower-case sysfs address and never matched this rule",
+          "/etc/udev/rules.d/70-persistent-ipoib.rules:2: ATTR{address} match "
+          "'00:02:c9:03:00:31:78:f3' has no leading '?*': udev compares it with the whole "
+          "20-byte address and never matched this rule; the port GUID is used",
+          "/etc/udev/rules.d/70-persistent-ipoib.rules:3: only ATTR{address} decides which "
+          "device gets 'mlx4_ib2'; not used here: 'ATTR{dev_port}=='",
+          "/etc/udev/rules.d/70-persistent-ipoib.rules:4: the same name for "
+          "0002:c903:0031:78f4 is already at /etc/udev/rules.d/70-persistent-ipoib.rules:3",
+      }));
+  EXPECT_EQ(cfg.names.size(), 3u);
+  EXPECT_EQ(cfg.names.at("mlx4_ib0").value.str(), "0002:c903:0031:78f2");
+  EXPECT_EQ(cfg.names.at("mlx4_ib2").source, "/etc/udev/rules.d/70-persistent-ipoib.rules:3");
+}
+
+TEST(IpoibRules, ALaterRulesFileRenamesWhatAnEarlierSourceNamed) {
+  Config cfg;
+  Diagnostics diag;
+  const std::string rule = "ATTR{address}==\"?*00:02:c9:03:00:31:78:f2\", NAME=\"";
+  parse_ipoib_rules(rule + "old_name\"\n", "/etc/udev/rules.d/60-old.rules", cfg, diag);
+  parse_ipoib_rules(rule + "new_name\"\n", kRules, cfg, diag);
+  EXPECT_TRUE(diag.errors.empty());
+  ASSERT_EQ(cfg.names.size(), 1u);
+  EXPECT_EQ(cfg.names.begin()->first, "new_name");
+}
+
+// ---------------------------------------------------------------------------------------
+// Malformed inputs: each with its exact, complete list of messages.
+
+struct Bad {
+  const char* name;
+  Parser parse;
+  const std::string& file;
+  std::string text;
+  std::vector<std::string> errors;
+};
+
+const std::string kRuleHead =
+    "ACTION==\"add\", SUBSYSTEM==\"net\", DRIVERS==\"?*\", ATTR{type}==\"32\", ";
+
+std::vector<Bad> bad_inputs() {
+  const std::string M = kMlx4 + ":", R = kRdma + ":", P = kModprobe + ":", U = kRules + ":";
+  const std::string usage = " (expected <pci address> <port1 type> [<port2 type>])";
+  const std::string r1 = kRuleHead + "ATTR{address}==\"?*00:02:c9:03:00:31:78:f2\", ";
+  const std::string r2 = kRuleHead + "ATTR{address}==\"?*00:02:c9:03:00:31:78:f3\", ";
+  // One case per entry reads better than one field per line.
+  // clang-format off
+  return {
+      // mlx4.conf
+      {"Mlx4TypeSpelledOut", parse_mlx4_conf, kMlx4, "0000:0b:00.0 ib\n0000:0c:00.0 ethernet eth\n",
+       {M + "2: port type 'ethernet' is not one of ib, eth, auto"}},
+      {"Mlx4TypeInUpperCase", parse_mlx4_conf, kMlx4, "0000:0b:00.0 ETH\n",
+       {M + "1: port type 'ETH' is not one of ib, eth, auto"}},
+      {"Mlx4PciWithoutFunction", parse_mlx4_conf, kMlx4, "0000:0b:00 eth\n",
+       {M + "1: PCI address '0000:0b:00' is not of the form DDDD:BB:DD.F"}},
+      {"Mlx4SysfsPathInsteadOfAddress", parse_mlx4_conf, kMlx4,
+       "/sys/bus/pci/devices/0000:0b:00.0 eth\n",
+       {M + "1: PCI address '/sys/bus/pci/devices/0000:0b:00.0' is not of the form "
+            "DDDD:BB:DD.F"}},
+      {"Mlx4NoPortType", parse_mlx4_conf, kMlx4, "\n0000:0b:00.0\n",
+       {M + "2: no port type after '0000:0b:00.0'" + usage}},
+      {"Mlx4ThreePortTypes", parse_mlx4_conf, kMlx4, "0000:0b:00.0 eth eth auto\n",
+       {M + "1: too many fields: 'auto' after the port 2 type" + usage}},
+      {"Mlx4SameCardTwice", parse_mlx4_conf, kMlx4,
+       "# cards\n0000:0b:00.0 eth eth\n\n0b:00.0 ib ib\n",
+       {M + "4: PCI address '0b:00.0' is already set at /etc/rdma/mlx4.conf:2"}},
+      {"Mlx4NulInsideAType", parse_mlx4_conf, kMlx4, std::string("0000:0b:00.0 e\0h\n", 17),
+       {M + "1: port type 'e\\x00h' is not one of ib, eth, auto"}},
+      {"Mlx4EqualsSyntax", parse_mlx4_conf, kMlx4, "0000:0b:00.0 port1=eth\n",
+       {M + "1: port type 'port1=eth' is not one of ib, eth, auto"}},
+      // modules/*.conf
+      {"ModulesTwoOnOneLine", parse_modules_conf, kRdma, "ib_ipoib ib_umad\n",
+       {R + "1: module name 'ib_ipoib ib_umad' contains a space: write one module per line"}},
+      {"ModulesFileNameInsteadOfModule", parse_modules_conf, kRdma, "ib_ipoib\nrdma_cm.ko\n",
+       {R + "2: module name 'rdma_cm.ko' may contain only letters, digits, '_' and '-'"}},
+      {"ModulesPath", parse_modules_conf, kRdma, "# verbs\n/lib/modules/ib_uverbs\n",
+       {R + "2: module name '/lib/modules/ib_uverbs' may contain only letters, digits, '_' and "
+            "'-'"}},
+      {"ModulesNameTooLong", parse_modules_conf, kRdma, std::string(56, 'm') + "\n",
+       {R + "1: module name '" + std::string(56, 'm') + "' is longer than 55 bytes"}},
+      {"ModulesInvalidUtf8", parse_modules_conf, kRdma, "ib_\xff\xfeipoib\n",
+       {R + "1: module name 'ib_\xff\xfeipoib' may contain only letters, digits, '_' and '-'"}},
+      // modprobe.d
+      {"PfcTxAboveEightBits", parse_modprobe_conf, kModprobe, "options mlx4_en pfctx=0x100\n",
+       {P + "1: pfctx '0x100' is out of range 0..0xff"}},
+      {"PfcRxNotANumber", parse_modprobe_conf, kModprobe, "options mlx4_en pfctx=8 pfcrx=high\n",
+       {P + "1: pfcrx 'high' is not a number (a priority bitmask, e.g. 0x08)"}},
+      {"PfcWithoutValue", parse_modprobe_conf, kModprobe, "options mlx4_en pfctx\n",
+       {P + "1: pfctx has no value (write pfctx=0x08 for priority 3)"}},
+      {"PfcEmptyValue", parse_modprobe_conf, kModprobe, "options mlx4_en pfctx=\n",
+       {P + "1: pfctx '' is not a number (a priority bitmask, e.g. 0x08)"}},
+      {"PfcBadOctal", parse_modprobe_conf, kModprobe, "options mlx4_en pfcrx=09\n",
+       {P + "1: pfcrx '09' is not a number: with a leading zero the kernel reads octal"}},
+      {"PfcOctalOutOfRange", parse_modprobe_conf, kModprobe, "options mlx4_en pfctx=0400\n",
+       {P + "1: pfctx '0400' is out of range 0..0xff"}},
+      {"PfcOutOfRangeOnAContinuedLine", parse_modprobe_conf, kModprobe,
+       "\noptions mlx4_en \\\n  pfctx=0x08 \\\n  pfcrx=256\n",
+       {P + "2: pfcrx '256' is out of range 0..0xff"}},
+      {"PfcNegative", parse_modprobe_conf, kModprobe, "options mlx4_en pfctx=-1\n",
+       {P + "1: pfctx '-1' is not a number (a priority bitmask, e.g. 0x08)"}},
+      {"OptionsModuleWithDot", parse_modprobe_conf, kModprobe, "options mlx4.en pfctx=8\n",
+       {P + "1: module name 'mlx4.en' may contain only letters, digits, '_' and '-'"}},
+      {"BlacklistFileName", parse_modprobe_conf, kModprobe, "blacklist mlx4_core.ko\n",
+       {P + "1: module name 'mlx4_core.ko' may contain only letters, digits, '_' and '-'"}},
+      {"PfcErrorsOnSeveralLinesAllReported", parse_modprobe_conf, kModprobe,
+       "options mlx4_en pfctx=0x1ff\noptions mlx4_en pfcrx=x\n",
+       {P + "1: pfctx '0x1ff' is out of range 0..0xff",
+        P + "2: pfcrx 'x' is not a number (a priority bitmask, e.g. 0x08)"}},
+      // 70-persistent-ipoib.rules
+      {"RuleNameOfTheKernelsOwnForm", parse_ipoib_rules, kRules, r1 + "NAME=\"ib0\"\n",
+       {U + "1: interface name 'ib0' is of the kernel's own ib<N> form and would collide with an "
+            "unrenamed device"}},
+      {"RuleNameTooLong", parse_ipoib_rules, kRules, r1 + "NAME=\"infiniband_storage0\"\n",
+       {U + "1: interface name 'infiniband_storage0' is longer than 15 bytes"}},
+      {"RuleNameWithColon", parse_ipoib_rules, kRules, r1 + "NAME=\"ib:a\"\n",
+       {U + "1: interface name 'ib:a' contains '/', ':', a space or a control character"}},
+      {"RuleNameWithSubstitution", parse_ipoib_rules, kRules, r1 + "NAME=\"ib_%n\"\n",
+       {U + "1: NAME 'ib_%n' uses udev substitutions ('%' or '$'); only fixed names are read "
+            "here"}},
+      {"RuleSameNameForTwoGuids", parse_ipoib_rules, kRules,
+       r1 + "NAME=\"mlx4_ib0\"\n" + r2 + "NAME=\"mlx4_ib0\"\n",
+       {U + "2: name 'mlx4_ib0' is already given to 0002:c903:0031:78f2 at " + kRules + ":1"}},
+      {"RuleSameGuidUnderTwoNames", parse_ipoib_rules, kRules,
+       r1 + "NAME=\"mlx4_ib0\"\n# again\n" + r1 + "NAME=\"fabric_a\"\n",
+       {U + "3: 0002:c903:0031:78f2 already has the name 'mlx4_ib0' at " + kRules + ":1"}},
+      {"RuleAddressNotHex", parse_ipoib_rules, kRules,
+       kRuleHead + "ATTR{address}==\"?*00:02:c9:03:00:31:78:zz\", NAME=\"mlx4_ib0\"\n",
+       {U + "1: ATTR{address} match '?*00:02:c9:03:00:31:78:zz' is not a port GUID or MAC "
+            "address (only a leading '?*' wildcard is understood)"}},
+      {"RuleAddressOtherGlob", parse_ipoib_rules, kRules,
+       kRuleHead + "ATTR{address}==\"?*00:02:c9:03:00:31:78:f[23]\", NAME=\"mlx4_ib0\"\n",
+       {U + "1: ATTR{address} match '?*00:02:c9:03:00:31:78:f[23]' is not a port GUID or MAC "
+            "address (only a leading '?*' wildcard is understood)"}},
+      {"RuleIpoibWithMac", parse_ipoib_rules, kRules,
+       kRuleHead + "ATTR{address}==\"?*52:54:00:12:34:56\", NAME=\"mlx4_ib0\"\n",
+       {U + "1: IPoIB (type 32) address match '?*52:54:00:12:34:56' has 6 bytes; expected '?*' "
+            "and the 8 bytes of the port GUID"}},
+      {"RuleEthernetWithGuid", parse_ipoib_rules, kRules,
+       "ATTR{type}==\"1\", ATTR{address}==\"?*00:02:c9:03:00:31:78:f2\", NAME=\"roce_a\"\n",
+       {U + "1: Ethernet (type 1) address match '?*00:02:c9:03:00:31:78:f2' has 8 bytes; a MAC "
+            "address has 6"}},
+      {"RuleUnclosedQuote", parse_ipoib_rules, kRules, r1 + "NAME=\"mlx4_ib0\n",
+       {U + "1: cannot read the rule at 'NAME=\"mlx4_ib0': the value has no closing '\"'"}},
+      {"RuleUnquotedValue", parse_ipoib_rules, kRules, r1 + "NAME=mlx4_ib0\n",
+       {U + "1: cannot read the rule at 'NAME=mlx4_ib0': expected a value in double quotes"}},
+      {"RuleUnclosedBrace", parse_ipoib_rules, kRules, "ATTR{address==\"?*00:02\", NAME=\"a\"\n",
+       {U + "1: cannot read the rule at 'ATTR{address==\"?*00:02\", NAME=\"a\"': '{' has no "
+            "closing '}'"}},
+      {"RuleMissingOperator", parse_ipoib_rules, kRules, "KERNEL \"ib*\", NAME=\"a\"\n",
+       {U + "1: cannot read the rule at 'KERNEL \"ib*\", NAME=\"a\"': expected an operator (==, "
+            "!=, =, +=, -=, :=)"}},
+      {"RuleMissingKey", parse_ipoib_rules, kRules, "ACTION==\"add\", ==\"x\"\n",
+       {U + "1: cannot read the rule at '==\"x\"': expected a key such as NAME or "
+            "ATTR{address}"}},
+      {"RuleErrorOnAContinuedLineNamesTheFirst", parse_ipoib_rules, kRules,
+       "# x\n" + kRuleHead + "\\\n  ATTR{address}==\"?*00:02:c9:03:00:31:78:f2\", \\\n"
+                             "  NAME=\"eth7\"\n",
+       {U + "2: interface name 'eth7' is of the kernel's own eth<N> form and would collide with "
+            "an unrenamed device"}},
+      {"RuleAddressOfNoKnownLengthWithoutType", parse_ipoib_rules, kRules,
+       "ATTR{address}==\"?*00:02:c9:03\", NAME=\"mlx4_ib0\"\n",
+       {U + "1: ATTR{address} match '?*00:02:c9:03' has 4 bytes; expected '?*' and the 8 bytes "
+            "of a port GUID, or a 6-byte MAC address"}},
+      {"RuleBadAddressAndBadNameBothReported", parse_ipoib_rules, kRules,
+       kRuleHead + "ATTR{address}==\"?*00:02\", NAME=\"ib1\"\n",
+       {U + "1: IPoIB (type 32) address match '?*00:02' has 2 bytes; expected '?*' and the 8 "
+            "bytes of the port GUID",
+        U + "1: interface name 'ib1' is of the kernel's own ib<N> form and would collide with an "
+            "unrenamed device"}},
+  };
+  // clang-format on
+}
+
+TEST(MalformedInputs, EachGivesExactlyItsMessages) {
+  const auto cases = bad_inputs();
+  EXPECT_GE(cases.size(), 25u);
+  for (const Bad& c : cases) {
+    Config cfg;
+    Diagnostics diag;
+    c.parse(c.text, c.file, cfg, diag);
+    EXPECT_EQ(strs(diag.errors), c.errors) << c.name;
+  }
+}
+
+TEST(MalformedInputs, NothingFromABadLineReachesTheConfig) {
+  for (const Bad& c : bad_inputs()) {
+    Config cfg;
+    Diagnostics diag;
+    c.parse(c.text, c.file, cfg, diag);
+    for (const auto& m : cfg.modules) EXPECT_NE(m.source, diag.errors[0].where) << c.name;
+    for (const auto& [name, key] : cfg.names) {
+      EXPECT_NE(key.source, diag.errors[0].where) << c.name;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Hostile bytes
+
+TEST(HostileInput, HugeLinesGiveShortMessages) {
+  const std::string huge(1 << 20, 'x');
+  for (Parser p : {parse_mlx4_conf, parse_modules_conf, parse_modprobe_conf, parse_ipoib_rules}) {
+    Config cfg;
+    Diagnostics diag;
+    p("options mlx4_en pfctx=" + huge + "\n" + huge + "\nNAME=\"" + huge + "\n", kMlx4, cfg, diag);
+    for (const auto& e : strs(diag.errors)) EXPECT_LT(e.size(), 400u) << e.substr(0, 100);
+    for (const auto& e : strs(diag.warnings)) EXPECT_LT(e.size(), 400u) << e.substr(0, 100);
+  }
+}
+
+TEST(HostileInput, NulsControlBytesAndLoneBackslashesDoNotCrash) {
+  const std::string junk("\0\\\n\\\r\n\"\xff{=\"\\", 13);
+  for (Parser p : {parse_mlx4_conf, parse_modules_conf, parse_modprobe_conf, parse_ipoib_rules}) {
+    Config cfg;
+    Diagnostics diag;
+    p(junk, kRules, cfg, diag);
+    p("", kRules, cfg, diag);
+    p("\\", kRules, cfg, diag);
+    for (const auto& e : diag.errors) EXPECT_EQ(e.where.rfind(kRules + ":", 0), 0u);
+  }
+}
+
+}  // namespace
+}  // namespace rp
