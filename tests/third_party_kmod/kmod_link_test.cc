@@ -7,8 +7,9 @@
 //
 // libkmod reads only the binary indexes (modules.dep.bin, modules.alias.bin, ...);
 // the text forms are for humans and depmod. depmod cannot build them here without
-// real .ko ELF files, so the test writes the binary format itself (IndexWriter,
-// following the format described in kmod's libkmod/libkmod-index.c). Both of
+// real .ko ELF files, so the test writes the binary format itself (the shared
+// rp::testing::KmodIndexWriter in tests/support/kmod_index.h, following the format
+// described in kmod's libkmod/libkmod-index.c). Both of
 // libkmod's index readers are exercised: stdio (default) and mmap
 // (after kmod_load_resources()).
 
@@ -17,18 +18,16 @@
 
 #include <algorithm>
 #include <cstdarg>
-#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tests/support/kmod_index.h"
 
 namespace {
 
@@ -36,119 +35,18 @@ namespace fs = std::filesystem;
 
 constexpr char kKernelRelease[] = "6.1.0-kmodtest-amd64";
 
-// Writer for kmod's binary index format (version 2.1): a radix trie whose nodes
-// are written children first; each node offset carries flags for the parts
-// present (prefix, children, values). Big-endian integers.
-class IndexWriter {
- public:
-  void Insert(const std::string& key, const std::string& value,
-              uint32_t priority) {
-    Node* node = &root_;
-    for (unsigned char c : key) {
-      auto& child = node->children[c];
-      if (!child) child = std::make_unique<Node>();
-      node = child.get();
-    }
-    node->values.emplace_back(priority, value);
-  }
+using rp::testing::FakeModule;
+using rp::testing::FakeModuleTree;
 
-  void WriteTo(const fs::path& path) const {
-    std::string out;
-    PutU32(&out, 0xB007F457);  // INDEX_MAGIC
-    PutU32(&out, 0x00020001);  // INDEX_VERSION: major 2, minor 1
-    PutU32(&out, 0);           // root offset, patched below
-    uint32_t root = WriteNode(&root_, &out);
-    std::string root_be;
-    PutU32(&root_be, root);
-    out.replace(8, 4, root_be);
-    std::ofstream f(path, std::ios::binary);
-    f << out;
-    ASSERT_TRUE(f.good()) << path;
-  }
-
- private:
-  struct Node {
-    std::map<unsigned char, std::unique_ptr<Node>> children;
-    std::vector<std::pair<uint32_t, std::string>> values;
-  };
-
-  static constexpr uint32_t kPrefix = 0x80000000;
-  static constexpr uint32_t kValues = 0x40000000;
-  static constexpr uint32_t kChilds = 0x20000000;
-
-  static void PutU32(std::string* out, uint32_t v) {
-    for (int shift = 24; shift >= 0; shift -= 8)
-      out->push_back(static_cast<char>((v >> shift) & 0xff));
-  }
-
-  static uint32_t WriteNode(const Node* node, std::string* out) {
-    // Path compression: a node with no values and a single child merges into it;
-    // the skipped characters become the prefix of the node that is written.
-    std::string prefix;
-    while (node->values.empty() && node->children.size() == 1) {
-      prefix.push_back(static_cast<char>(node->children.begin()->first));
-      node = node->children.begin()->second.get();
-    }
-    std::vector<uint32_t> child_offsets;
-    unsigned char first = 0, last = 0;
-    if (!node->children.empty()) {
-      first = node->children.begin()->first;
-      last = node->children.rbegin()->first;
-      child_offsets.assign(last - first + 1, 0);
-      for (const auto& [c, child] : node->children)
-        child_offsets[c - first] = WriteNode(child.get(), out);
-    }
-    uint32_t offset = static_cast<uint32_t>(out->size());
-    if (!prefix.empty()) {
-      out->append(prefix);
-      out->push_back('\0');
-      offset |= kPrefix;
-    }
-    if (!child_offsets.empty()) {
-      out->push_back(static_cast<char>(first));
-      out->push_back(static_cast<char>(last));
-      for (uint32_t o : child_offsets) PutU32(out, o);
-      offset |= kChilds;
-    }
-    if (!node->values.empty()) {
-      auto values = node->values;
-      std::stable_sort(values.begin(), values.end(),
-                       [](const auto& a, const auto& b) { return a.first < b.first; });
-      PutU32(out, static_cast<uint32_t>(values.size()));
-      for (const auto& [priority, value] : values) {
-        PutU32(out, priority);
-        out->append(value);
-        out->push_back('\0');
-      }
-      offset |= kValues;
-    }
-    return offset;
-  }
-
-  Node root_;
-};
-
-void WriteText(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream f(path);
-  f << text;
-  ASSERT_TRUE(f.good()) << path;
-}
-
-// Module name -> (path relative to the module dir, full dependency list), in the
-// order depmod would number them.
-struct FakeModule {
-  std::string name;
-  std::string path;
-  std::vector<std::string> deps;
-};
-
+// Modules in the order depmod would number them; deps as modules.dep lists them.
 const std::vector<FakeModule>& FakeModules() {
   static const auto* modules = new std::vector<FakeModule>{
       {"fake_base", "kernel/net/fake_base.ko", {}},
-      {"ib_core_fake", "kernel/drivers/infiniband/core/ib_core_fake.ko",
+      {"ib_core_fake",
+       "kernel/drivers/infiniband/core/ib_core_fake.ko",
        {"kernel/net/fake_base.ko"}},
-      {"rdma_fake", "kernel/drivers/infiniband/hw/rdma_fake.ko",
+      {"rdma_fake",
+       "kernel/drivers/infiniband/hw/rdma_fake.ko",
        {"kernel/drivers/infiniband/core/ib_core_fake.ko", "kernel/net/fake_base.ko"}},
       {"soft_pre_fake", "kernel/drivers/infiniband/soft_pre_fake.ko", {}},
       {"evil_fake", "kernel/drivers/misc/evil_fake.ko", {}},
@@ -156,60 +54,33 @@ const std::vector<FakeModule>& FakeModules() {
   return *modules;
 }
 
-// Builds <root>/lib/modules/<kver>/ (text and binary indexes) and
-// <root>/etc/modprobe.d/rdma.conf, plus a lone config file <root>/extra.conf.
+// Builds <root>/lib/modules/<kver>/ (text and binary indexes, written by the shared
+// rp::testing writer) and <root>/etc/modprobe.d/rdma.conf, plus a lone config file
+// <root>/extra.conf.
 void BuildFakeTree(const fs::path& root) {
-  const fs::path moddir = root / "lib/modules" / kKernelRelease;
-  fs::create_directories(moddir);
-
-  std::string dep_txt;
-  IndexWriter dep_bin;
-  uint32_t priority = 0;
-  for (const auto& m : FakeModules()) {
-    std::string line = m.path + ":";
-    for (const auto& d : m.deps) line += " " + d;
-    dep_txt += line + "\n";
-    dep_bin.Insert(m.name, line, priority++);
-    // libkmod stat()s dependency paths (kmod_module_new_from_path); the files are
-    // never opened here, so empty placeholders do.
-    WriteText(moddir / m.path, "");
-  }
-  WriteText(moddir / "modules.dep", dep_txt);
-  dep_bin.WriteTo(moddir / "modules.dep.bin");
-
+  FakeModuleTree tree;
+  tree.kernel_release = kKernelRelease;
+  tree.modules = FakeModules();
   // Keys are normalised aliases (dashes -> underscores), values module names.
-  const std::vector<std::pair<std::string, std::string>> aliases = {
+  tree.aliases = {
       {"pci:v000015B3d00001017sv*sd*bc*sc*i*", "rdma_fake"},
       {"pci:v000015B3d0000101[BD]sv*sd*bc*sc*i*", "rdma_fake"},
       {"net_pf_99", "fake_base"},
   };
-  std::string alias_txt = "# Aliases extracted from modules themselves.\n";
-  IndexWriter alias_bin;
-  priority = 0;
-  for (const auto& [alias, mod] : aliases) {
-    alias_txt += "alias " + alias + " " + mod + "\n";
-    alias_bin.Insert(alias, mod, priority++);
-  }
-  WriteText(moddir / "modules.alias", alias_txt);
-  alias_bin.WriteTo(moddir / "modules.alias.bin");
-
   // The remaining indexes kmod_load_resources() wants; builtin has one entry.
-  IndexWriter symbols_bin;
-  symbols_bin.Insert("symbol:fake_base_register", "fake_base", 0);
-  symbols_bin.WriteTo(moddir / "modules.symbols.bin");
-  IndexWriter builtin_bin;
-  builtin_bin.Insert("builtin_fake", "", 0);
-  builtin_bin.WriteTo(moddir / "modules.builtin.bin");
-  IndexWriter().WriteTo(moddir / "modules.builtin.alias.bin");
+  tree.symbols = {{"symbol:fake_base_register", "fake_base"}};
+  tree.builtin = {"builtin_fake"};
+  ASSERT_TRUE(rp::testing::write_module_tree(root.string(), tree));
 
-  WriteText(root / "etc/modprobe.d/rdma.conf",
-            "# test configuration\n"
-            "options rdma_fake debug=1 mode=fast\n"
-            "options rdma-fake extra=2\n"
-            "alias rdma-cfg-alias rdma_fake\n"
-            "softdep rdma_fake pre: soft_pre_fake\n"
-            "blacklist evil_fake\n");
-  WriteText(root / "extra.conf", "options fake_base quiet=1\n");
+  ASSERT_TRUE(rp::testing::write_text((root / "etc/modprobe.d/rdma.conf").string(),
+                                      "# test configuration\n"
+                                      "options rdma_fake debug=1 mode=fast\n"
+                                      "options rdma-fake extra=2\n"
+                                      "alias rdma-cfg-alias rdma_fake\n"
+                                      "softdep rdma_fake pre: soft_pre_fake\n"
+                                      "blacklist evil_fake\n"));
+  ASSERT_TRUE(
+      rp::testing::write_text((root / "extra.conf").string(), "options fake_base quiet=1\n"));
 }
 
 std::vector<std::string> Names(kmod_list* list) {
@@ -226,12 +97,11 @@ std::vector<std::string> Names(kmod_list* list) {
 // Errors logged by libkmod during a test (it logs through this, not stderr).
 std::vector<std::string>* g_log = nullptr;
 
-void CaptureLog(void*, int priority, const char* file, int line, const char* fn,
-                const char* format, va_list args) {
+void CaptureLog(void*, int priority, const char* file, int line, const char* fn, const char* format,
+                va_list args) {
   char buf[1024];
   vsnprintf(buf, sizeof(buf), format, args);
-  if (g_log != nullptr && priority <= LOG_ERR)
-    g_log->push_back(std::string(fn) + ": " + buf);
+  if (g_log != nullptr && priority <= LOG_ERR) g_log->push_back(std::string(fn) + ": " + buf);
 }
 
 // Parameter: true = mmap'ed indexes via kmod_load_resources(), false = stdio reader.
@@ -315,10 +185,8 @@ TEST_P(KmodTest, ResolvesByName) {
 TEST_P(KmodTest, ResolvesByAlias) {
   using V = std::vector<std::string>;
   // modules.alias wildcards, as for a ConnectX-5 (15b3:1017) and ConnectX-6 Dx (15b3:101d).
-  EXPECT_EQ(Lookup("pci:v000015B3d00001017sv000015B3sd00000020bc02sc00i00"),
-            V{"rdma_fake"});
-  EXPECT_EQ(Lookup("pci:v000015B3d0000101Dsv000015B3sd00000016bc02sc00i00"),
-            V{"rdma_fake"});
+  EXPECT_EQ(Lookup("pci:v000015B3d00001017sv000015B3sd00000020bc02sc00i00"), V{"rdma_fake"});
+  EXPECT_EQ(Lookup("pci:v000015B3d0000101Dsv000015B3sd00000016bc02sc00i00"), V{"rdma_fake"});
   EXPECT_EQ(Lookup("pci:v000015B3d0000101Csv000015B3sd00000016bc02sc00i00"), V{});
   EXPECT_EQ(Lookup("net-pf-99"), V{"fake_base"});
   // modprobe.d alias and modules.symbols.
@@ -382,9 +250,8 @@ TEST_P(KmodTest, AppliesBlacklist) {
     ASSERT_NE(in, nullptr);
     kmod_list* out = nullptr;
     ASSERT_EQ(kmod_module_apply_filter(ctx_, KMOD_FILTER_BLACKLIST, in, &out), 0);
-    EXPECT_EQ(Names(out), std::string(name) == "evil_fake"
-                              ? std::vector<std::string>{}
-                              : std::vector<std::string>{name});
+    EXPECT_EQ(Names(out), std::string(name) == "evil_fake" ? std::vector<std::string>{}
+                                                           : std::vector<std::string>{name});
     kmod_module_unref_list(out);
     kmod_module_unref_list(in);
   }
@@ -400,8 +267,8 @@ TEST_P(KmodTest, AppliesBlacklist) {
 std::vector<std::string>* g_actions = nullptr;
 
 void RecordAction(kmod_module* m, bool install_cmd, const char* options) {
-  g_actions->push_back(std::string(kmod_module_get_name(m)) +
-                       (install_cmd ? " [install]" : "") + "(" + options + ")");
+  g_actions->push_back(std::string(kmod_module_get_name(m)) + (install_cmd ? " [install]" : "") +
+                       "(" + options + ")");
 }
 
 TEST_P(KmodTest, DryRunProbeOrder) {

@@ -1,0 +1,49 @@
+// ApplyContext: what an executor may use to change the machine. Files go through
+// FileOps (under the root); netlink and module loading act on the running kernel and
+// are allowed only when `live` (the root is "/"). Nothing else reaches the kernel.
+#pragma once
+
+#include "provision/apply/deadline.h"
+#include "provision/apply/log.h"
+#include "provision/apply/outcome.h"
+#include "provision/kernel/files.h"
+#include "provision/plan/plan.h"
+
+namespace rp {
+
+struct ApplyContext {
+  FileOps& files;
+  bool live;  // netlink, RDMA netlink and module loading are available
+  Deadline deadline;
+  Log& log;
+};
+
+// One function per action kind (a table of operations, as systemd-networkd has per link
+// kind). Each returns how the action ended; none waits past ctx.deadline.
+using Executor = Outcome (*)(ApplyContext& ctx, const Action& action);
+
+// sysfs / configfs (apply/mlx4.cc, apply/roce.cc, apply/wait_port.cc)
+Outcome exec_port_type(ApplyContext& ctx, const Action& a);
+Outcome exec_port_mtu(ApplyContext& ctx, const Action& a);
+Outcome exec_roce_mode(ApplyContext& ctx, const Action& a);
+Outcome exec_roce_tos(ApplyContext& ctx, const Action& a);
+Outcome exec_wait_port(ApplyContext& ctx, const Action& a);
+
+// modules (apply/modules.cc)
+Outcome exec_load_module(ApplyContext& ctx, const Action& a);
+Outcome exec_reload_module(ApplyContext& ctx, const Action& a);
+
+// RDMA netlink (apply/soft_link.cc)
+Outcome exec_soft_link(ApplyContext& ctx, const Action& a);
+
+// route netlink and netdev attributes (apply/links.cc)
+Outcome exec_rename(ApplyContext& ctx, const Action& a);
+Outcome exec_pkey_child(ApplyContext& ctx, const Action& a);
+Outcome exec_ipoib_mode(ApplyContext& ctx, const Action& a);
+Outcome exec_mtu(ApplyContext& ctx, const Action& a);
+Outcome exec_link_up(ApplyContext& ctx, const Action& a);
+Outcome exec_address(ApplyContext& ctx, const Action& a);
+Outcome exec_route(ApplyContext& ctx, const Action& a);
+Outcome exec_wait_link(ApplyContext& ctx, const Action& a);
+
+}  // namespace rp

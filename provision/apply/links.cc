@@ -1,0 +1,329 @@
+// Executors for route netlink and netdev attributes: renames, P_Key children, IPoIB mode,
+// MTU, links up, addresses, routes, waiting for carrier. They act on the running kernel
+// only; a link the plan expects to appear (Action::waiting_for) is awaited through link
+// events, within the run's deadline.
+#include <cerrno>
+#include <chrono>
+#include <optional>
+#include <string>
+
+#include "provision/apply/context.h"
+#include "provision/base/strings.h"
+#include "provision/base/types.h"
+#include "provision/kernel/rtnl.h"
+
+namespace rp {
+namespace {
+
+constexpr char kLiveOnly[] = "acts on the running kernel only (--root DIR)";
+constexpr char kDatagramOnly[] = "Enhanced IPoIB (mlx5) supports only datagram mode";
+
+std::string ms_since(Clock::time_point t0) {
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0);
+  return std::to_string(ms.count()) + " ms";
+}
+
+bool timed_out(const Error& e) { return e.errnum == ETIMEDOUT; }
+
+// Looks up the link `name`, or waits for it to appear when the plan expects it to (it is
+// created, renamed or registered by an earlier action or a module). Returns the outcome to
+// report when there is no link to act on.
+std::optional<Outcome> find_link(ApplyContext& ctx, const Action& a, const std::string& name,
+                                 LinkInfo& out) {
+  if (a.waiting_for.empty()) {
+    auto link = rtnl_get_link(name);
+    if (!link) return Outcome::failed(link.error());
+    out = *link;
+    return std::nullopt;
+  }
+  auto watcher = LinkWatcher::open();
+  if (!watcher) return Outcome::failed(watcher.error());
+  const auto t0 = Clock::now();
+  auto link = watcher.value().wait_for(LinkWatcher::exists(name), ctx.deadline.end());
+  if (!link && timed_out(link.error())) {
+    return Outcome::timed_out(make_error(
+        name, "did not appear within " + ms_since(t0) + " (waiting for " + a.waiting_for + ")",
+        ETIMEDOUT));
+  }
+  if (!link) return Outcome::failed(link.error());
+  if (Clock::now() - t0 >= std::chrono::milliseconds(1)) {
+    ctx.log.info(name + " appeared after " + ms_since(t0));
+  }
+  out = *link;
+  return std::nullopt;
+}
+
+bool is_ipoib_parent(const LinkInfo& l) {
+  return l.type == kArphrdInfiniband && (l.iflink == 0 || l.iflink == l.ifindex);
+}
+
+// Whether the link still has the hardware address the plan saw. For IPoIB only the port
+// GUID (the last 8 bytes) is stable; the QPN and subnet prefix change.
+bool same_hardware(const LinkInfo& l, const std::string& planned) {
+  auto want = HwAddress::parse(planned);
+  if (!want) return true;  // nothing to compare with
+  if (want->len == 20 && l.address.len == 20) {
+    return want->ipoib_guid()->value == l.address.ipoib_guid()->value;
+  }
+  return want->len == l.address.len && want->bytes == l.address.bytes;
+}
+
+// Takes the link down when it is up, runs `change`, and brings the link back up under
+// `name_after(succeeded)`, also when the change failed: a failed step must not leave an
+// interface down that was up.
+template <typename Change, typename NameAfter>
+Status with_link_down(ApplyContext& ctx, const LinkInfo& link, Change change,
+                      NameAfter name_after) {
+  if (link.admin_up) {
+    if (auto st = rtnl_set_link_up(link.name, false); !st) return st;
+  }
+  Status st = change();
+  if (link.admin_up) {
+    auto up = rtnl_set_link_up(name_after(st.ok()), true);
+    if (!up && st) return up;
+    if (!up) ctx.log.warn(up.error().str());
+  }
+  return st;
+}
+
+Outcome rename(ApplyContext& ctx, const LinkInfo& link, const std::string& want) {
+  auto st = with_link_down(
+      ctx, link, [&] { return rtnl_rename_link(link.name, want); },
+      [&](bool renamed) { return renamed ? want : link.name; });
+  if (!st) {
+    const int e = st.error().errnum;
+    return Outcome::failed(st.error(),
+                           e == EEXIST  ? "an interface that appeared after planning holds " + want
+                           : e == EBUSY ? "the link could not be taken down"
+                                        : "");
+  }
+  return Outcome::done(link.name + " -> " + want +
+                       (link.admin_up ? " (taken down and brought back up)" : ""));
+}
+
+std::string sysfs_net(const std::string& ifname, const char* attr) {
+  return "/sys/class/net/" + ifname + "/" + attr;
+}
+
+}  // namespace
+
+Outcome exec_rename(ApplyContext& ctx, const Action& a) {
+  if (!ctx.live) return Outcome::skipped(kLiveOnly);
+  const std::string& want = a.value;
+  LinkInfo link;
+  if (a.device.empty()) {
+    // The IPoIB netdev of a port GUID, which appears when ib_ipoib loads: match the last
+    // 8 address bytes, on parents only (P_Key children share the GUID).
+    auto guid = PortGuid::parse(a.extra);
+    if (!guid) return Outcome::failed(make_error(want, "invalid port GUID " + quote(a.extra)));
+    auto watcher = LinkWatcher::open();
+    if (!watcher) return Outcome::failed(watcher.error());
+    const auto t0 = Clock::now();
+    auto found = watcher.value().wait_for(
+        [&](const LinkInfo& l) {
+          auto g = l.address.ipoib_guid();
+          return is_ipoib_parent(l) && g && *g == *guid;
+        },
+        ctx.deadline.end());
+    if (!found && timed_out(found.error())) {
+      return Outcome::timed_out(make_error(
+          want,
+          "no IPoIB interface with port GUID " + guid->str() + " appeared within " + ms_since(t0),
+          ETIMEDOUT));
+    }
+    if (!found) return Outcome::failed(found.error());
+    link = *found;
+  } else {
+    auto found = rtnl_get_link(a.device);
+    if (!found && found.error().errnum == ENODEV) {
+      // Renamed already (a second run, or udev got there first)?
+      auto wanted = rtnl_get_link(want);
+      if (wanted && same_hardware(*wanted, a.extra)) return Outcome::already();
+    }
+    if (!found) return Outcome::failed(found.error());
+    link = *found;
+    if (!same_hardware(link, a.extra)) {
+      return Outcome::failed(
+          make_error(a.device, "has address " + link.address.str() + ", the plan expected " +
+                                   a.extra + "; not renamed to " + want),
+          "the interfaces changed after planning; plan again");
+    }
+  }
+  if (link.name == want) return Outcome::already();
+  return rename(ctx, link, want);
+}
+
+Outcome exec_pkey_child(ApplyContext& ctx, const Action& a) {
+  if (!ctx.live) return Outcome::skipped(kLiveOnly);
+  PkeyChildSpec spec;
+  spec.parent = a.device;
+  spec.name = a.value;
+  spec.pkey = static_cast<uint16_t>(a.port);
+  if (a.extra == "connected") spec.mode = IpoibLinkMode::kConnected;
+  if (a.extra == "datagram") spec.mode = IpoibLinkMode::kDatagram;
+  const std::string what = "P_Key 0x" + hex(spec.pkey, 4) + " on " + a.device;
+  LinkInfo parent;
+  if (auto o = find_link(ctx, a, a.device, parent)) return *o;
+  if (parent.type != kArphrdInfiniband) {
+    return Outcome::failed(make_error(a.device, "is not an IPoIB interface (type " +
+                                                    arphrd_name(parent.type) +
+                                                    "); no P_Key child " + a.value));
+  }
+  if (auto existing = rtnl_get_link(a.value)) {
+    auto pkey = ctx.files.read(sysfs_net(a.value, "pkey"));
+    auto value = pkey ? parse_hex(trim(*pkey)) : std::nullopt;
+    if (existing->iflink == parent.ifindex && value == spec.pkey) return Outcome::already(what);
+    return Outcome::failed(
+        make_error(a.value, "exists, but is not the child with " + what + " (P_Key " +
+                                (pkey ? std::string(trim(*pkey)) : "unknown") + ")"),
+        "give the P_Key child another name");
+  }
+  auto st = rtnl_add_pkey_child(spec);
+  if (!st) {
+    const int e = st.error().errnum;
+    const bool mode_refused =
+        spec.mode == IpoibLinkMode::kConnected && (e == EINVAL || e == EOPNOTSUPP);
+    return Outcome::failed(st.error(), mode_refused ? kDatagramOnly : "");
+  }
+  return Outcome::done(what + (a.extra.empty() ? "" : ", " + a.extra + " mode"));
+}
+
+Outcome exec_ipoib_mode(ApplyContext& ctx, const Action& a) {
+  const std::string path = sysfs_net(a.device, "mode");
+  const std::string& want = a.value;
+  if (want != "datagram" && want != "connected") {
+    return Outcome::failed(make_error(a.device, "invalid IPoIB mode " + quote(want)));
+  }
+  auto write_mode = [&]() -> Status { return ctx.files.write(path, want + "\n"); };
+  auto hint = [&](int errnum) -> std::string {
+    return want == "connected" && (errnum == EINVAL || errnum == EOPNOTSUPP) ? kDatagramOnly : "";
+  };
+  if (!ctx.live) {
+    // A fixture root has the attribute file and no links to take down.
+    auto cur = ctx.files.read(path);
+    if (cur && trim(*cur) == want) return Outcome::already(want);
+    if (auto st = write_mode(); !st) return Outcome::failed(st.error(), hint(st.error().errnum));
+    return Outcome::done((cur ? std::string(trim(*cur)) : "unknown") + " -> " + want);
+  }
+  LinkInfo link;
+  if (auto o = find_link(ctx, a, a.device, link)) return *o;
+  auto cur = ctx.files.read(path);
+  if (cur && trim(*cur) == want) return Outcome::already(want);
+  // The mode changes while the link is down (DOMAIN.md); then the plan sets the MTU.
+  auto st = with_link_down(ctx, link, write_mode, [&](bool) { return link.name; });
+  if (!st) return Outcome::failed(st.error(), hint(st.error().errnum));
+  auto now = ctx.files.read(path);
+  if (now && trim(*now) != want) {
+    return Outcome::failed(
+        make_error(path, "still reads " + quote(trim(*now)) + " after writing " + quote(want)),
+        hint(EINVAL));
+  }
+  return Outcome::done((cur ? std::string(trim(*cur)) : "unknown") + " -> " + want +
+                       (link.admin_up ? " (taken down and brought back up)" : ""));
+}
+
+Outcome exec_mtu(ApplyContext& ctx, const Action& a) {
+  if (!ctx.live) return Outcome::skipped(kLiveOnly);
+  auto mtu = parse_uint(a.value);
+  if (!mtu || *mtu == 0 || *mtu > 0xffffffffu) {
+    return Outcome::failed(make_error(a.device, "invalid MTU " + quote(a.value)));
+  }
+  const auto want = static_cast<unsigned>(*mtu);
+  LinkInfo link;
+  if (auto o = find_link(ctx, a, a.device, link)) return *o;
+  if (link.mtu == want) return Outcome::already("MTU " + a.value);
+  if (auto st = rtnl_set_mtu(link.name, want); !st) {
+    std::string hint;
+    if (st.error().errnum == EINVAL && link.type == kArphrdInfiniband) {
+      hint =
+          "IPoIB datagram mode allows the IB link MTU - 4 (2044, 4092); connected mode up to "
+          "65520";
+    } else if (st.error().errnum == EINVAL) {
+      hint = "outside the device's MTU range";
+    }
+    return Outcome::failed(st.error(), hint);
+  }
+  auto after = rtnl_get_link(link.name);
+  if (after && after->mtu != want) {
+    return Outcome::failed(make_error(
+        link.name, "MTU is " + std::to_string(after->mtu) + " after setting " + a.value));
+  }
+  return Outcome::done(std::to_string(link.mtu) + " -> " + a.value);
+}
+
+Outcome exec_link_up(ApplyContext& ctx, const Action& a) {
+  if (!ctx.live) return Outcome::skipped(kLiveOnly);
+  LinkInfo link;
+  if (auto o = find_link(ctx, a, a.device, link)) return *o;
+  if (link.admin_up) return Outcome::already("up");
+  if (auto st = rtnl_set_link_up(link.name, true); !st) return Outcome::failed(st.error());
+  return Outcome::done("up");
+}
+
+Outcome exec_address(ApplyContext& ctx, const Action& a) {
+  if (!ctx.live) return Outcome::skipped(kLiveOnly);
+  auto prefix = IpPrefix::parse(a.value);
+  if (!prefix) return Outcome::failed(make_error(a.device, "invalid address " + quote(a.value)));
+  LinkInfo link;
+  if (auto o = find_link(ctx, a, a.device, link)) return *o;
+  auto st = rtnl_add_address(link.name, *prefix);
+  if (!st && st.error().errnum == EEXIST) return Outcome::already(prefix->str());
+  if (!st) return Outcome::failed(st.error());
+  return Outcome::done(prefix->str());
+}
+
+Outcome exec_route(ApplyContext& ctx, const Action& a) {
+  if (!ctx.live) return Outcome::skipped(kLiveOnly);
+  std::optional<IpPrefix> destination;
+  if (a.value != "default") {
+    destination = IpPrefix::parse(a.value);
+    if (!destination) {
+      return Outcome::failed(make_error(a.device, "invalid route destination " + quote(a.value)));
+    }
+  }
+  std::optional<IpAddress> gateway;
+  if (!a.extra.empty()) {
+    gateway = IpAddress::parse(a.extra);
+    if (!gateway) return Outcome::failed(make_error(a.device, "invalid gateway " + quote(a.extra)));
+  }
+  LinkInfo link;
+  if (auto o = find_link(ctx, a, a.device, link)) return *o;
+  const std::string shown = a.value + (gateway ? " via " + gateway->str() : "");
+  auto st = rtnl_add_route(link.name, destination, gateway);
+  if (!st && st.error().errnum == EEXIST) return Outcome::already(shown);
+  if (!st) {
+    const int e = st.error().errnum;
+    return Outcome::failed(st.error(), e == ENETUNREACH || e == ENETDOWN
+                                           ? "the gateway must be inside a prefix of an address "
+                                             "on " +
+                                                 link.name + ", and the link must be up"
+                                           : "");
+  }
+  return Outcome::done(shown);
+}
+
+Outcome exec_wait_link(ApplyContext& ctx, const Action& a) {
+  if (!ctx.live) return Outcome::skipped(kLiveOnly);
+  auto watcher = LinkWatcher::open();
+  if (!watcher) return Outcome::failed(watcher.error());
+  LinkWatcher& w = watcher.value();
+  const std::string& name = a.device;
+  if (auto now = w.find(name); now && now->carrier) return Outcome::already("carrier");
+  const auto t0 = Clock::now();
+  auto link = w.wait_for(LinkWatcher::has_carrier(name), ctx.deadline.end());
+  if (link) return Outcome::done("carrier after " + ms_since(t0));
+  if (!timed_out(link.error())) return Outcome::failed(link.error());
+  const std::string waited = ms_since(t0);
+  (void)w.refresh();
+  const auto last = w.find(name);
+  std::string what;
+  if (!last) {
+    what = "did not appear within " + waited;
+  } else {
+    what = "no carrier within " + waited + " (operstate " + last->operstate +
+           (last->admin_up ? "" : ", administratively down") + ")";
+  }
+  return Outcome::timed_out(make_error(name, what, ETIMEDOUT));
+}
+
+}  // namespace rp

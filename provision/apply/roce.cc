@@ -1,0 +1,148 @@
+// RDMA-CM defaults of a RoCE port (the RoCE version and ToS that rdma_cm uses when an
+// application does not choose), through the rdma_cm configfs: mount configfs if needed,
+// create the device's directory, write and read back, remove the directory again.
+#include <cerrno>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "provision/apply/context.h"
+#include "provision/base/strings.h"
+
+namespace rp {
+namespace {
+
+constexpr char kConfigfs[] = "/sys/kernel/config";
+constexpr char kRdmaCm[] = "/sys/kernel/config/rdma_cm";
+
+bool configfs_mounted(ApplyContext& ctx) {
+  auto mounts = ctx.files.read("/proc/mounts");
+  if (!mounts) return false;
+  for (auto line : split(*mounts, '\n')) {
+    auto f = split_ws(line);
+    if (f.size() >= 3 && f[1] == kConfigfs && f[2] == "configfs") return true;
+  }
+  return false;
+}
+
+// The rdma_cm directory appears once configfs is mounted and rdma_cm is loaded. Returns
+// the failure, or nothing when the directory is there.
+std::optional<Outcome> ensure_rdma_cm(ApplyContext& ctx) {
+  if (ctx.files.exists(kRdmaCm)) return std::nullopt;
+  if (!configfs_mounted(ctx)) {
+    Status st = ctx.files.mount("configfs", kConfigfs);
+    if (!st) return Outcome::failed(st.error(), "configfs is needed for the RDMA-CM defaults");
+    ctx.log.info(std::string("mounted configfs on ") + kConfigfs);
+  }
+  if (ctx.files.exists(kRdmaCm)) return std::nullopt;
+  return Outcome::failed(make_error(kRdmaCm, "does not exist"),
+                         "the rdma_cm module is not loaded (it must be, before RoCE defaults)");
+}
+
+// What one RoCE default is: the file under ports/<n>/, how to compare a read value with
+// the wanted one, and what a refusal means.
+struct CmValue {
+  std::string file;  // default_roce_mode | default_roce_tos
+  std::function<bool(const std::string& shown)> matches;
+  std::function<std::string(int errnum)> hint;
+};
+
+// Creates rdma_cm/<dev> when absent (waiting for the device when the plan expects it),
+// sets the value, reads it back, and removes the directory again if it created it: the
+// value stays in the kernel's cma device.
+Outcome set_cm_value(ApplyContext& ctx, const Action& a, const CmValue& v) {
+  if (auto failure = ensure_rdma_cm(ctx)) return *failure;
+  const std::string dir = std::string(kRdmaCm) + "/" + a.device;
+  bool created = false;
+  if (!ctx.files.exists(dir)) {
+    Status st = ctx.files.make_dir(dir);
+    if (!st && st.error().errnum == ENODEV && !a.waiting_for.empty()) {
+      // ENODEV: not (yet) an RDMA device of that name. Poll for it (no event for that
+      // here), then try again.
+      ctx.log.info(dir + ": waiting for " + a.waiting_for);
+      const std::string cls = "/sys/class/infiniband/" + a.device;
+      bool ended = wait_backoff(ctx.deadline, [&] {
+        if (!ctx.files.exists(cls)) return false;
+        st = ctx.files.make_dir(dir);
+        return st.ok() || st.error().errnum != ENODEV;
+      });
+      if (!ended) {
+        Outcome o =
+            Outcome::timed_out(make_error(dir, "RDMA device " + a.device + " did not appear"));
+        o.detail = "waited for " + a.waiting_for;
+        return o;
+      }
+    }
+    if (!st) {
+      if (st.error().errnum == ENODEV) {
+        return Outcome::failed(st.error(), a.device +
+                                               " is not a current RDMA device name (renamed, or "
+                                               "its driver is not loaded)");
+      }
+      return Outcome::failed(st.error());
+    }
+    created = true;
+  }
+
+  auto body = [&]() -> Outcome {
+    const std::string port_dir = dir + "/ports/" + std::to_string(a.port);
+    if (!ctx.files.exists(port_dir)) {
+      return Outcome::failed(
+          make_error(port_dir, "does not exist"),
+          "port " + std::to_string(a.port) + " of " + a.device + " does not exist");
+    }
+    const std::string path = port_dir + "/" + v.file;
+    auto cur = ctx.files.read(path);
+    if (!cur) return Outcome::failed(cur.error());
+    if (v.matches(*cur)) return Outcome::already("reads " + quote(*cur));
+    Status st = ctx.files.write(path, a.value + "\n");
+    if (!st) return Outcome::failed(st.error(), v.hint(st.error().errnum));
+    auto back = ctx.files.read(path);
+    if (!back) return Outcome::failed(back.error());
+    if (!v.matches(*back)) {
+      return Outcome::failed(
+          make_error(path, "reads back " + quote(*back) + " after writing " + quote(a.value)));
+    }
+    return Outcome::done();
+  };
+  Outcome o = body();
+  if (created) {
+    if (Status st = ctx.files.remove_dir(dir); !st) {
+      ctx.log.warn(st.error().str());
+      if (o.kind == OutcomeKind::kDone || o.kind == OutcomeKind::kAlready) {
+        o.detail += std::string(o.detail.empty() ? "" : "; ") + "left " + dir + " behind";
+      }
+    }
+  }
+  return o;
+}
+
+}  // namespace
+
+Outcome exec_roce_mode(ApplyContext& ctx, const Action& a) {
+  CmValue v;
+  v.file = "default_roce_mode";
+  v.matches = [&a](const std::string& shown) { return trim(shown) == a.value; };
+  v.hint = [&a](int errnum) -> std::string {
+    if (errnum != EINVAL) return "";
+    if (a.value != "RoCE v2" && a.value != "IB/RoCE v1") {
+      return "the mode is 'RoCE v2' or 'IB/RoCE v1'";
+    }
+    return "port " + std::to_string(a.port) + " of " + a.device + " does not support " + a.value +
+           " (Soft-RoCE supports only RoCE v2)";
+  };
+  return set_cm_value(ctx, a, v);
+}
+
+Outcome exec_roce_tos(ApplyContext& ctx, const Action& a) {
+  CmValue v;
+  v.file = "default_roce_tos";
+  const auto want = parse_uint(a.value);
+  v.matches = [want](const std::string& shown) { return want && parse_uint(trim(shown)) == want; };
+  v.hint = [](int errnum) -> std::string {
+    return errnum == ERANGE || errnum == EINVAL ? "the ToS is a number from 0 to 255" : "";
+  };
+  return set_cm_value(ctx, a, v);
+}
+
+}  // namespace rp

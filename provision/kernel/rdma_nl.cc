@@ -1,0 +1,146 @@
+#include "provision/kernel/rdma_nl.h"
+
+#include <linux/netlink.h>
+#include <rdma/rdma_netlink.h>
+
+#include <cerrno>
+
+#include "provision/base/strings.h"
+#include "provision/kernel/nl_io.h"
+
+namespace rp {
+namespace {
+
+// The ABI we speak, checked against the kernel's uapi header (rdma-core's copy).
+constexpr int kNetlinkRdma = 20;
+constexpr uint16_t kClientNldev = 5;
+constexpr uint16_t kCmdNewlink = 3;
+constexpr uint16_t kAttrDevName = 2;    // string
+constexpr uint16_t kAttrNdevName = 51;  // string
+constexpr uint16_t kAttrLinkType = 65;  // string
+constexpr uint16_t message_type(uint16_t client, uint16_t op) {
+  return static_cast<uint16_t>((client << 10) + op);
+}
+static_assert(kNetlinkRdma == NETLINK_RDMA);
+static_assert(kClientNldev == RDMA_NL_NLDEV);
+static_assert(kCmdNewlink == RDMA_NLDEV_CMD_NEWLINK);
+static_assert(kAttrDevName == RDMA_NLDEV_ATTR_DEV_NAME);
+static_assert(kAttrNdevName == RDMA_NLDEV_ATTR_NDEV_NAME);
+static_assert(kAttrLinkType == RDMA_NLDEV_ATTR_LINK_TYPE);
+static_assert(message_type(kClientNldev, kCmdNewlink) ==
+              RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_NEWLINK));
+
+// The kernel's limits (IB_DEVICE_NAME_MAX and IFNAMSIZ, both with the NUL): longer strings
+// are cut short by nla_strscpy, so a too-long name would create a device with another name.
+constexpr size_t kDeviceNameMax = 63;
+constexpr size_t kIfNameMax = 15;
+
+std::string describe(const SoftLinkRequest& r) {
+  return r.type + " device " + quote(r.name) + " on " + r.netdev;
+}
+
+Status check(const SoftLinkRequest& r) {
+  if (r.type != "rxe" && r.type != "siw") {
+    return make_error(
+        r.name,
+        "cannot create " + describe(r) + ": link type " + quote(r.type) + " is not rxe or siw",
+        EINVAL);
+  }
+  if (r.name.empty() || r.name.size() > kDeviceNameMax ||
+      r.name.find_first_of("%/ \t\n") != std::string::npos) {
+    return make_error(r.name,
+                      "cannot create " + describe(r) + ": invalid RDMA device name (1 to " +
+                          std::to_string(kDeviceNameMax) +
+                          " characters, no '%', '/' or white space)",
+                      EINVAL);
+  }
+  if (r.netdev.empty() || r.netdev.size() > kIfNameMax) {
+    return make_error(r.name, "cannot create " + describe(r) + ": invalid interface name", EINVAL);
+  }
+  return ok_status();
+}
+
+Result<nl::MsgPtr> build(const SoftLinkRequest& r, uint32_t seq) {
+  if (auto st = check(r); !st) return st.error();
+  // NLDEV commands have no family header: the attributes follow nlmsghdr directly.
+  nl::MsgBuilder b(message_type(kClientNldev, kCmdNewlink), NLM_F_REQUEST | NLM_F_ACK);
+  b.seq(seq)
+      .put_string(kAttrDevName, r.name)
+      .put_string(kAttrLinkType, r.type)
+      .put_string(kAttrNdevName, r.netdev);
+  return b.finish("create " + describe(r));
+}
+
+}  // namespace
+
+std::string soft_link_module(const std::string& type) {
+  return type == "rxe" ? "rdma_rxe" : type == "siw" ? "siw" : type;
+}
+
+Error rdma_newlink_error(const SoftLinkRequest& r, int errnum, const std::string& kernel_msg) {
+  std::string what = "cannot create " + describe(r);
+  switch (errnum) {
+    case EINVAL:
+      // nldev_newlink: no link ops of that type even after request_module("rdma-link-<type>").
+      what += ": the kernel has no " + r.type + " link type (module " + soft_link_module(r.type) +
+              " not loaded or not built), or it refused the name";
+      break;
+    case EOPNOTSUPP:
+    case ENOENT:
+      what += ": no " + r.type + " support in this kernel (module " + soft_link_module(r.type) +
+              " missing)";
+      break;
+    case ENODEV:
+      what += ": no interface " + r.netdev + " in this network namespace";
+      break;
+    case EEXIST:
+      what += ": " + r.netdev + " has a " + r.type + " device already";
+      break;
+    case ENFILE:
+      what += ": another RDMA device is named " + r.name;
+      break;
+    case EPERM:
+      what += ": not permitted (CAP_NET_ADMIN is needed, and " + r.type +
+              " refuses VLAN and other stacked interfaces)";
+      break;
+    case EPROTONOSUPPORT:
+      what += ": RDMA netlink is unavailable (ib_core is not loaded, or the kernel has no RDMA)";
+      break;
+    default:
+      break;
+  }
+  if (!kernel_msg.empty()) what += "; kernel: " + kernel_msg;
+  return make_error(r.name, what, errnum);
+}
+
+Result<std::vector<uint8_t>> rdma_newlink_request(const SoftLinkRequest& req, uint32_t seq) {
+  auto msg = build(req, seq);
+  if (!msg) return msg.error();
+  return nl::bytes_of(msg->get());
+}
+
+Status rdma_newlink_answer(const SoftLinkRequest& req, const std::vector<uint8_t>& reply,
+                           uint32_t seq) {
+  auto a = nl::find_answer(reply.data(), reply.size(), seq);
+  if (!a) return make_error(req.name, "no answer to request " + std::to_string(seq), EBADMSG);
+  if (a->errnum != 0) return rdma_newlink_error(req, a->errnum, a->kernel_msg);
+  return ok_status();
+}
+
+Status rdma_netlink_available() {
+  auto sock = nl::open_socket(kNetlinkRdma, "NETLINK_RDMA");
+  if (!sock) return sock.error();
+  return ok_status();
+}
+
+Status rdma_add_soft_link(const SoftLinkRequest& req) {
+  auto msg = build(req, 0);  // 0: the socket numbers it
+  if (!msg) return msg.error();
+  auto sock = nl::open_socket(kNetlinkRdma, "NETLINK_RDMA");
+  if (!sock) return rdma_newlink_error(req, sock.error().errnum, "");
+  nl::Answer a = nl::exchange(sock->get(), msg->get());
+  if (a.errnum != 0) return rdma_newlink_error(req, a.errnum, a.kernel_msg);
+  return ok_status();
+}
+
+}  // namespace rp

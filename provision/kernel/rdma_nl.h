@@ -1,0 +1,42 @@
+// RDMA netlink (NETLINK_RDMA), in process: what `rdma link add rxe0 type rxe netdev eth0`
+// sends, without running the program. Wrapped here once, like route netlink in rtnl.h.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "provision/base/result.h"
+
+namespace rp {
+
+// A software RDMA device on an Ethernet interface.
+struct SoftLinkRequest {
+  std::string type;    // "rxe" (Soft-RoCE) | "siw" (Soft-iWARP)
+  std::string name;    // the new RDMA device: rxe0
+  std::string netdev;  // the interface it sits on: eth0
+};
+
+// The module that provides a link type ("rxe" -> "rdma_rxe").
+std::string soft_link_module(const std::string& type);
+
+// RDMA_NLDEV_CMD_NEWLINK with DEV_NAME, LINK_TYPE and NDEV_NAME; the kernel registers the
+// device before it answers.
+Status rdma_add_soft_link(const SoftLinkRequest& req);
+
+// Whether NETLINK_RDMA can be opened at all (it cannot without ib_core).
+Status rdma_netlink_available();
+
+// The request rdma_add_soft_link() sends, with sequence number `seq` (tests inspect it).
+Result<std::vector<uint8_t>> rdma_newlink_request(const SoftLinkRequest& req, uint32_t seq);
+
+// How one reply datagram answers the request `seq`: ok, the refusal as
+// rdma_add_soft_link() reports it, or EBADMSG when the datagram holds no answer.
+Status rdma_newlink_answer(const SoftLinkRequest& req, const std::vector<uint8_t>& reply,
+                           uint32_t seq);
+
+// The error for a refusal with `errnum`: names the device, the type and the netdev, and
+// says what the errno means for NEWLINK.
+Error rdma_newlink_error(const SoftLinkRequest& req, int errnum, const std::string& kernel_msg);
+
+}  // namespace rp

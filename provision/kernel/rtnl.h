@@ -1,0 +1,143 @@
+// Route netlink, wrapped once here (libnl builds and parses the messages): the rest of the
+// program never sees a libnl pointer. Listing and watching links, and the changes Apply
+// makes: rename, up/down, MTU, IPoIB P_Key children, addresses, routes. Every error names
+// the interface and the value and carries the kernel's errno (and its explanation, when
+// the kernel gives one).
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "provision/base/result.h"
+#include "provision/base/types.h"
+
+namespace rp {
+
+struct LinkInfo {
+  std::string name;
+  int ifindex = 0;
+  int type = 0;  // ARPHRD_*
+  HwAddress address;
+  unsigned mtu = 0;
+  std::string operstate;
+  bool admin_up = false;
+  bool carrier = false;
+  std::string kind;  // "veth", "ipoib", "" for physical devices
+  // IFLA_LINK: the parent of an IPoIB P_Key child or a VLAN, the peer of a veth; 0 or
+  // the link's own ifindex for a link that stands alone.
+  int iflink = 0;
+};
+
+// All links of the current network namespace.
+Result<std::vector<LinkInfo>> rtnl_list_links();
+
+// One link by name; ENODEV when there is none.
+Result<LinkInfo> rtnl_get_link(const std::string& name);
+
+// Administrative state (IFF_UP).
+Status rtnl_set_link_up(const std::string& name, bool up);
+
+// The kernel renames only links that are down (EBUSY otherwise): callers take the link
+// down and bring it back up themselves, so they decide what happens when a step fails.
+Status rtnl_rename_link(const std::string& name, const std::string& new_name);
+
+Status rtnl_set_mtu(const std::string& name, unsigned mtu);
+
+// IPoIB P_Key child over route netlink (what `ip link add link ib0 name ib0.8001 type ipoib
+// pkey 0x8001 mode connected` sends). The P_Key is used exactly as given: the plan decides
+// the full-membership bit (see plan.cc).
+enum class IpoibLinkMode : uint16_t { kDatagram = 0, kConnected = 1 };  // IPOIB_MODE_*
+struct PkeyChildSpec {
+  std::string parent;  // ib0
+  std::string name;    // ib0.8001
+  uint16_t pkey = 0;
+  std::optional<IpoibLinkMode> mode;  // unset: the kernel's default (datagram)
+  std::optional<bool> umcast;         // unset: the kernel's default (off)
+};
+Status rtnl_add_pkey_child(const PkeyChildSpec& spec);
+// The RTM_NEWLINK request rtnl_add_pkey_child() sends for a parent with `parent_ifindex`
+// (tests inspect it: there is no IPoIB hardware where they run).
+Result<std::vector<uint8_t>> rtnl_pkey_child_request(const PkeyChildSpec& spec, int parent_ifindex);
+// The error rtnl_add_pkey_child() reports when the kernel refuses with `errnum`.
+Error pkey_child_error(const PkeyChildSpec& spec, int errnum, const std::string& kernel_msg);
+
+// IPv4 or IPv6 address, parsed once from text.
+struct IpAddress {
+  bool v6 = false;
+  std::array<uint8_t, 16> bytes{};
+  static std::optional<IpAddress> parse(std::string_view s);
+  size_t size() const { return v6 ? 16 : 4; }
+  std::string str() const;
+};
+
+// Address with prefix length: "10.77.0.1/24", "fd00::1/64"; without a length, a host.
+struct IpPrefix {
+  IpAddress address;
+  unsigned length = 0;
+  static std::optional<IpPrefix> parse(std::string_view cidr);
+  std::string str() const;
+};
+
+// Adds an address (EEXIST when the interface has it already).
+Status rtnl_add_address(const std::string& ifname, const IpPrefix& address);
+
+// Adds a route on `ifname` to `destination` (nullopt: the default route) through
+// `gateway` (nullopt: on-link). Main table, protocol "boot", as `ip route add` does.
+// EEXIST when the route exists.
+Status rtnl_add_route(const std::string& ifname, const std::optional<IpPrefix>& destination,
+                      const std::optional<IpAddress>& gateway);
+
+// A veth pair (both ends in this namespace); the namespace tests build on it.
+Status rtnl_add_veth(const std::string& name, const std::string& peer);
+Status rtnl_delete_link(const std::string& name);
+
+// Waits for link events without losing any: it joins the RTNLGRP_LINK multicast group
+// first and only then asks for every link's state, on the same socket, so every change is
+// either in that state or arrives as an event after it. wait_for() blocks in poll() until
+// a link satisfies a predicate or the deadline passes: no sleeps, no re-polling.
+class LinkWatcher {
+ public:
+  using Predicate = std::function<bool(const LinkInfo&)>;
+  using TimePoint = std::chrono::steady_clock::time_point;
+
+  // Room for bursts of events between two reads (a card re-registering all its netdevs).
+  // When it overflows, the kernel drops events and the watcher rebuilds its state.
+  static constexpr int kReceiveBuffer = 1 << 20;
+
+  // Subscribes, then reads the current state of every link.
+  static Result<LinkWatcher> open(int receive_buffer = kReceiveBuffer);
+  LinkWatcher(LinkWatcher&&) noexcept;
+  LinkWatcher& operator=(LinkWatcher&&) noexcept;
+  ~LinkWatcher();
+
+  // The first link satisfying `pred`, now or as an event makes it so. When `deadline`
+  // passes first: an error with ETIMEDOUT (find() then tells the last state seen).
+  Result<LinkInfo> wait_for(const Predicate& pred, TimePoint deadline);
+  // Reads the events queued so far without blocking.
+  Status refresh();
+  // The latest state seen of a link, by name.
+  std::optional<LinkInfo> find(const std::string& name) const;
+  std::vector<LinkInfo> links() const;
+  // Link events (not the initial state) read since open().
+  unsigned events() const;
+  // Times events were dropped by the kernel (receive buffer full) and the state was
+  // rebuilt from a fresh dump.
+  unsigned resyncs() const;
+
+  static Predicate exists(std::string name);
+  static Predicate has_carrier(std::string name);
+
+ private:
+  struct Impl;
+  explicit LinkWatcher(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace rp

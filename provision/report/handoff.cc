@@ -1,0 +1,64 @@
+#include "provision/report/handoff.h"
+
+#include "provision/base/json.h"
+#include "provision/version.h"
+
+namespace rp {
+
+std::string udev_rules(const Config& cfg) {
+  std::string o =
+      "# Persistent RDMA interface names, written by rdma-provision from its configuration.\n"
+      "# IPoIB interfaces match on the port GUID only: the first 12 bytes of the 20-byte\n"
+      "# address (QPN, subnet prefix) change between boots.\n";
+  for (const auto& [name, key] : cfg.names) {
+    o += "# " + key.source + "\n";
+    if (key.value.is_guid) {
+      o += "ACTION==\"add\", SUBSYSTEM==\"net\", DRIVERS==\"?*\", ATTR{type}==\"32\", "
+           "TEST!=\"parent\", ATTR{address}==\"?*" +
+           PortGuid{key.value.value}.colon_bytes() + "\", NAME=\"" + name + "\"\n";
+    } else {
+      o += "ACTION==\"add\", SUBSYSTEM==\"net\", DRIVERS==\"?*\", ATTR{type}==\"1\", "
+           "ATTR{address}==\"" +
+           key.value.str() + "\", NAME=\"" + name + "\"\n";
+    }
+  }
+  return o;
+}
+
+std::string state_json(const Config& cfg, const Plan& plan, const ApplyReport* report) {
+  JsonWriter w;
+  w.begin_object().field("version", RDMA_PROVISION_VERSION).field("enabled", plan.enabled);
+  if (report) {
+    w.field("exit_code", report->exit_code()).field("summary", report->summary());
+  }
+  w.key("actions").begin_array();
+  for (size_t i = 0; i < plan.actions.size(); ++i) {
+    const Action& a = plan.actions[i];
+    w.begin_object().field("kind", to_string(a.kind)).field("object", a.object);
+    w.field("current", a.current).field("wanted", a.wanted).field("reason", a.reason);
+    if (report && i < report->outcomes.size()) {
+      const Outcome& o = report->outcomes[i];
+      w.field("outcome", to_string(o.kind)).field("detail", o.detail);
+      w.key("error");
+      (o.kind == OutcomeKind::kFailed || o.kind == OutcomeKind::kTimedOut) ? w.value(o.error.str())
+                                                                            : w.null();
+      w.field("took_ms", static_cast<int64_t>(o.took.count()));
+    }
+    w.end_object();
+  }
+  w.end_array();
+  w.key("names").begin_array();
+  for (const auto& [name, key] : cfg.names) {
+    w.begin_object().field("name", name).field("match", key.value.str());
+    w.field("by", key.value.is_guid ? "port_guid" : "mac").field("source", key.source);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("notes").begin_array();
+  for (const auto& n : plan.notes) w.value(n);
+  w.end_array();
+  w.end_object();
+  return w.str();
+}
+
+}  // namespace rp

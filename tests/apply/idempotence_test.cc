@@ -1,0 +1,83 @@
+// Running the same executors twice: the second run finds everything in place and changes
+// nothing.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "provision/apply/context.h"
+#include "tests/apply/test_run.h"
+
+namespace rp {
+namespace {
+
+using testing::port_mtu_action;
+using testing::port_type_action;
+using testing::roce_action;
+using testing::TestRun;
+using testing::wait_port_action;
+
+const std::string kVpi = "0000:81:00.0";
+
+std::vector<Outcome> run_all(TestRun& r, const std::vector<std::pair<Executor, Action>>& steps) {
+  std::vector<Outcome> out;
+  for (const auto& [exec, action] : steps) out.push_back(exec(r.ctx, action));
+  return out;
+}
+
+TEST(Idempotence, EthEthCardWithRoceDefaultsChangesNothingTheSecondTime) {
+  TestRun r("cx3-vpi");
+  // The rdma_cm view of mlx4_0 is kept (as an earlier boot or an administrator left it):
+  // with it in place, looking at the values needs no mkdir/rmdir.
+  ASSERT_TRUE(r.kernel.mount("configfs", "/sys/kernel/config"));
+  ASSERT_TRUE(r.kernel.make_dir("/sys/kernel/config/rdma_cm/mlx4_0"));
+  const std::vector<std::pair<Executor, Action>> steps = {
+      {exec_port_type, port_type_action(kVpi, 2, "eth")},
+      {exec_port_type, port_type_action(kVpi, 1, "eth")},
+      {exec_roce_mode, roce_action(ActionKind::kSetRoceMode, "mlx4_0", 2, "IB/RoCE v1")},
+      {exec_roce_tos, roce_action(ActionKind::kSetRoceTos, "mlx4_0", 2, "106")},
+      {exec_wait_port, wait_port_action("mlx4_0", 2)},
+  };
+
+  const unsigned before = r.kernel.changes();
+  std::vector<Outcome> first = run_all(r, steps);
+  ASSERT_EQ(first.size(), steps.size());
+  EXPECT_EQ(first[0].kind, OutcomeKind::kAlready);
+  EXPECT_EQ(first[1].kind, OutcomeKind::kDone) << first[1].error.str();
+  EXPECT_EQ(first[2].kind, OutcomeKind::kDone) << first[2].error.str();
+  EXPECT_EQ(first[3].kind, OutcomeKind::kDone) << first[3].error.str();
+  EXPECT_EQ(first[4].kind, OutcomeKind::kAlready);
+  const unsigned after_first = r.kernel.changes();
+  EXPECT_EQ(after_first - before, 3u);  // port 1, RoCE mode, RoCE ToS
+
+  std::vector<Outcome> second = run_all(r, steps);
+  for (size_t i = 0; i < second.size(); ++i) {
+    EXPECT_EQ(second[i].kind, OutcomeKind::kAlready) << "step " << i << ": " << second[i].detail;
+  }
+  EXPECT_EQ(r.kernel.changes(), after_first);
+}
+
+TEST(Idempotence, IbIbCardWithPortMtuChangesNothingTheSecondTime) {
+  TestRun r("cx3-vpi");
+  const std::vector<std::pair<Executor, Action>> steps = {
+      {exec_port_type, port_type_action(kVpi, 1, "ib")},
+      {exec_port_type, port_type_action(kVpi, 2, "ib")},
+      {exec_port_mtu, port_mtu_action(kVpi, 1, "2048")},
+      {exec_port_mtu, port_mtu_action(kVpi, 2, "2048")},
+      {exec_wait_port, wait_port_action("mlx4_0", 1)},
+  };
+  std::vector<Outcome> first = run_all(r, steps);
+  for (size_t i = 1; i < 4; ++i) {
+    EXPECT_EQ(first[i].kind, OutcomeKind::kDone) << "step " << i << ": " << first[i].error.str();
+  }
+  const unsigned after_first = r.kernel.changes();
+  EXPECT_EQ(after_first, 3u);
+
+  std::vector<Outcome> second = run_all(r, steps);
+  for (size_t i = 0; i < second.size(); ++i) {
+    EXPECT_EQ(second[i].kind, OutcomeKind::kAlready) << "step " << i << ": " << second[i].detail;
+  }
+  EXPECT_EQ(r.kernel.changes(), after_first);
+}
+
+}  // namespace
+}  // namespace rp

@@ -1,0 +1,154 @@
+// RDMA-CM default RoCE mode and ToS through the rdma_cm configfs, the fake kernel beneath.
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <string>
+#include <vector>
+
+#include "provision/apply/context.h"
+#include "tests/apply/test_run.h"
+
+namespace rp {
+namespace {
+
+using testing::errno_text;
+using testing::roce_action;
+using testing::TestRun;
+
+const std::string kCm = "/sys/kernel/config/rdma_cm";
+
+Outcome set_mode(TestRun& r, const std::string& dev, unsigned port, const std::string& mode) {
+  return exec_roce_mode(r.ctx, roce_action(ActionKind::kSetRoceMode, dev, port, mode));
+}
+
+Outcome set_tos(TestRun& r, const std::string& dev, unsigned port, const std::string& tos) {
+  return exec_roce_tos(r.ctx, roce_action(ActionKind::kSetRoceTos, dev, port, tos));
+}
+
+TEST(RoceDefaults, ModeAndTosAreSetThroughConfigfsAndTheDirectoryIsRemovedAgain) {
+  TestRun r("cx5-roce");  // configfs not mounted yet; rdma_cm is loaded
+  ASSERT_FALSE(r.kernel.root().exists("/sys/kernel/config"));
+
+  Outcome mode = set_mode(r, "mlx5_0", 1, "IB/RoCE v1");
+  EXPECT_EQ(mode.kind, OutcomeKind::kDone) << mode.error.str();
+  Outcome tos = set_tos(r, "mlx5_0", 1, "106");
+  EXPECT_EQ(tos.kind, OutcomeKind::kDone) << tos.error.str();
+
+  const std::vector<std::string> expected = {
+      "mount configfs /sys/kernel/config",
+      "mkdir " + kCm + "/mlx5_0",
+      "write " + kCm + "/mlx5_0/ports/1/default_roce_mode IB/RoCE v1\n",
+      "rmdir " + kCm + "/mlx5_0",
+      "mkdir " + kCm + "/mlx5_0",
+      "write " + kCm + "/mlx5_0/ports/1/default_roce_tos 106\n",
+      "rmdir " + kCm + "/mlx5_0",
+  };
+  EXPECT_EQ(r.kernel.journal(), expected);
+  EXPECT_TRUE(r.kernel.root().is_dir(kCm));
+  EXPECT_FALSE(r.kernel.root().exists(kCm + "/mlx5_0"));
+
+  // The values stayed in the kernel although the directory is gone.
+  Outcome mode2 = set_mode(r, "mlx5_0", 1, "IB/RoCE v1");
+  EXPECT_EQ(mode2.kind, OutcomeKind::kAlready);
+  EXPECT_EQ(mode2.detail, "reads 'IB/RoCE v1'");
+  Outcome tos2 = set_tos(r, "mlx5_0", 1, "0x6a");
+  EXPECT_EQ(tos2.kind, OutcomeKind::kAlready);
+  EXPECT_EQ(tos2.detail, "reads '106'");
+}
+
+TEST(RoceDefaults, AlreadySetValuesAreNotWrittenButTheConfigfsViewIsStillMadeAndRemoved) {
+  TestRun r("cx5-roce");
+  ASSERT_EQ(set_mode(r, "mlx5_0", 1, "IB/RoCE v1").kind, OutcomeKind::kDone);
+  const unsigned after_first = r.kernel.changes();
+  const size_t writes = r.kernel.writes().size();
+  // The kernel shows the values only inside rdma_cm/<dev>: looking means mkdir + rmdir.
+  EXPECT_EQ(set_mode(r, "mlx5_0", 1, "IB/RoCE v1").kind, OutcomeKind::kAlready);
+  EXPECT_EQ(r.kernel.writes().size(), writes);
+  EXPECT_EQ(r.kernel.changes(), after_first + 2);
+}
+
+TEST(RoceDefaults, ExistingDirectoryIsUsedAndLeftInPlace) {
+  TestRun r("cx5-ib");  // configfs mounted, rdma_cm present
+  ASSERT_TRUE(r.kernel.make_dir(kCm + "/mlx5_0"));
+  Outcome o = set_tos(r, "mlx5_0", 1, "32");
+  EXPECT_EQ(o.kind, OutcomeKind::kDone) << o.error.str();
+  EXPECT_TRUE(r.kernel.root().exists(kCm + "/mlx5_0"));
+  EXPECT_EQ(r.raw(kCm + "/mlx5_0/ports/1/default_roce_tos"), "32\n");
+  EXPECT_EQ(r.kernel.journal().back(), "write " + kCm + "/mlx5_0/ports/1/default_roce_tos 32\n");
+}
+
+TEST(RoceDefaults, RoceV1OnSoftRoceIsRefusedWithTheReason) {
+  TestRun r("rxe-virtio");
+  Outcome o = set_mode(r, "rxe0", 1, "IB/RoCE v1");
+  EXPECT_EQ(o.kind, OutcomeKind::kFailed);
+  EXPECT_EQ(o.error.str(), kCm + "/rxe0/ports/1/default_roce_mode: writing 'IB/RoCE v1' failed " +
+                               errno_text(EINVAL));
+  EXPECT_EQ(o.detail,
+            "port 1 of rxe0 does not support IB/RoCE v1 (Soft-RoCE supports only RoCE v2)");
+  EXPECT_FALSE(r.kernel.root().exists(kCm + "/rxe0"));  // removed again after the failure
+
+  Outcome v2 = set_mode(r, "rxe0", 1, "RoCE v2");
+  EXPECT_EQ(v2.kind, OutcomeKind::kAlready);  // the kernel's default on a v2-capable port
+}
+
+TEST(RoceDefaults, TosOutOfRangeIsRefused) {
+  TestRun r("cx5-roce");
+  Outcome o = set_tos(r, "mlx5_0", 1, "300");
+  EXPECT_EQ(o.kind, OutcomeKind::kFailed);
+  EXPECT_EQ(o.error.str(),
+            kCm + "/mlx5_0/ports/1/default_roce_tos: writing '300' failed " + errno_text(ERANGE));
+  EXPECT_EQ(o.detail, "the ToS is a number from 0 to 255");
+  EXPECT_FALSE(r.kernel.root().exists(kCm + "/mlx5_0"));
+}
+
+TEST(RoceDefaults, MissingRdmaCmModuleIsReportedAfterMountingConfigfs) {
+  TestRun r("cx3-sriov-eth");  // rdma_cm not loaded
+  Outcome o = set_mode(r, "mlx4_0", 1, "RoCE v2");
+  EXPECT_EQ(o.kind, OutcomeKind::kFailed);
+  EXPECT_EQ(o.error.str(), kCm + ": does not exist");
+  EXPECT_EQ(o.detail, "the rdma_cm module is not loaded (it must be, before RoCE defaults)");
+  EXPECT_TRUE(r.kernel.root().is_dir("/sys/kernel/config"));
+}
+
+TEST(RoceDefaults, DeviceThePlanWaitsForIsWaitedForAfterEnodev) {
+  TestRun r("cx5-roce");
+  r.kernel.hide_rdma_device("mlx5_0", 12);
+  Action a = roce_action(ActionKind::kSetRoceMode, "mlx5_0", 1, "IB/RoCE v1");
+  a.waiting_for = "mlx5_0 after the card re-registers";
+  Outcome o = exec_roce_mode(r.ctx, a);
+  EXPECT_EQ(o.kind, OutcomeKind::kDone) << o.error.str();
+  EXPECT_FALSE(r.ctx.deadline.expired());
+}
+
+TEST(RoceDefaults, UnknownDeviceIsReportedAsEnodev) {
+  TestRun r("cx5-roce");
+  Outcome o = set_mode(r, "mlx5_7", 1, "RoCE v2");
+  EXPECT_EQ(o.kind, OutcomeKind::kFailed);
+  EXPECT_EQ(o.error.str(), kCm + "/mlx5_7: cannot create directory " + errno_text(ENODEV));
+  EXPECT_EQ(o.detail,
+            "mlx5_7 is not a current RDMA device name (renamed, or its driver is not loaded)");
+}
+
+TEST(RoceDefaults, DeviceThatNeverAppearsTimesOut) {
+  TestRun r("cx5-roce", std::chrono::milliseconds(200));
+  r.kernel.hide_rdma_device("mlx5_0", testing::FakeKernel::kNever);
+  Action a = roce_action(ActionKind::kSetRoceTos, "mlx5_0", 1, "106");
+  a.waiting_for = "mlx5_0";
+  Outcome o = exec_roce_tos(r.ctx, a);
+  EXPECT_EQ(o.kind, OutcomeKind::kTimedOut);
+  EXPECT_EQ(o.error.str(), kCm + "/mlx5_0: RDMA device mlx5_0 did not appear");
+  EXPECT_EQ(o.detail, "waited for mlx5_0");
+  EXPECT_LT(r.elapsed_ms(), 1000);
+}
+
+TEST(RoceDefaults, MissingPortIsReported) {
+  TestRun r("cx5-roce");
+  Outcome o = set_mode(r, "mlx5_0", 2, "RoCE v2");
+  EXPECT_EQ(o.kind, OutcomeKind::kFailed);
+  EXPECT_EQ(o.error.str(), kCm + "/mlx5_0/ports/2: does not exist");
+  EXPECT_EQ(o.detail, "port 2 of mlx5_0 does not exist");
+  EXPECT_FALSE(r.kernel.root().exists(kCm + "/mlx5_0"));
+}
+
+}  // namespace
+}  // namespace rp

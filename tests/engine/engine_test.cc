@@ -1,0 +1,141 @@
+// The engine end to end on fixtures: inputs -> plan -> apply through the real executors,
+// with the fake kernel making the tree behave like sysfs/configfs. Checks the tree ends
+// in the wanted state, one line per action plus a summary, the skip/deadline policy, and
+// that a second run changes nothing.
+#include "provision/apply/apply.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "provision/inputs/load.h"
+#include "provision/report/handoff.h"
+#include "tests/support/fake_kernel.h"
+#include "tests/support/fixture.h"
+
+namespace rp {
+namespace {
+
+struct TreeRun {
+  explicit TreeRun(const std::string& fixture) : dir(testing::unpack_fixture(fixture)) {}
+
+  // One whole `apply` over the tree (a fresh fake kernel each time, as a new process).
+  ApplyReport apply(const std::string& cmdline, std::chrono::milliseconds budget =
+                                                    std::chrono::seconds(10)) {
+    Root root(dir);
+    Inventory inv = discover(root);
+    InputOptions opt;
+    opt.cmdline_text = cmdline;
+    Inputs in = load_inputs(root, inv, opt);
+    EXPECT_TRUE(in.diag.ok()) << (in.diag.errors.empty() ? "" : in.diag.errors[0].str());
+    plan = make_plan(in.config, inv);
+    EXPECT_TRUE(plan.diag.ok());
+    kernel = std::make_unique<testing::FakeKernel>(dir);
+    configure(*kernel);
+    lines.clear();
+    Log log(vector_sink(&lines));
+    ApplyContext ctx{*kernel, false, Deadline(budget), log};
+    return apply_plan(plan, ctx);
+  }
+
+  std::string file(const std::string& path) const {
+    std::ifstream f(dir + path);
+    std::string s;
+    std::getline(f, s);
+    return s;
+  }
+
+  std::string dir;
+  Plan plan;
+  std::unique_ptr<testing::FakeKernel> kernel;
+  std::function<void(testing::FakeKernel&)> configure = [](testing::FakeKernel&) {};
+  std::vector<std::string> lines;
+};
+
+TEST(Engine, PortTypesAndRoceDefaultsReachTheWantedStateThenNothingChanges) {
+  TreeRun r("cx3-vpi");
+  ApplyReport first = r.apply("rd.rdma.mlx4=0000:81:00.0/eth,eth rd.rdma.wait=mlx4_0/2");
+  EXPECT_EQ(first.failed, 0u) << ::testing::PrintToString(r.lines);
+  EXPECT_EQ(first.exit_code(), 0);
+  EXPECT_EQ(r.file("/sys/bus/pci/devices/0000:81:00.0/mlx4_port1"), "eth");
+  EXPECT_EQ(r.file("/sys/bus/pci/devices/0000:81:00.0/mlx4_port2"), "eth");
+  // One line per action, then the summary.
+  ASSERT_EQ(r.lines.size(), r.plan.actions.size() + 1);
+  EXPECT_NE(r.lines.back().find("summary: "), std::string::npos);
+
+  ApplyReport second = r.apply("rd.rdma.mlx4=0000:81:00.0/eth,eth rd.rdma.wait=mlx4_0/2");
+  EXPECT_EQ(r.plan.actions.size(), 0u) << plan_text(r.plan);
+  EXPECT_EQ(r.kernel->changes(), 0u);
+  EXPECT_EQ(second.exit_code(), 0);
+}
+
+TEST(Engine, ARefusedStepSkipsWhatDependsOnItButNotTheRest) {
+  TreeRun r("cx3-sriov-eth");
+  ApplyReport rep = r.apply("rd.rdma.mlx4=0000:03:00.0/ib,ib rd.rdma.mlx4=0000:03:00.0/ib,ib");
+  ASSERT_EQ(r.plan.actions.size(), 2u) << plan_text(r.plan);
+  EXPECT_EQ(rep.outcomes[0].kind, OutcomeKind::kFailed);
+  EXPECT_NE(rep.outcomes[0].error.str().find("read-only"), std::string::npos)
+      << rep.outcomes[0].error.str();
+  EXPECT_EQ(rep.outcomes[1].kind, OutcomeKind::kSkipped);
+  EXPECT_EQ(rep.outcomes[1].detail,
+            "needs action 1 (port-type 0000:03:00.0 port 1), which failed");
+  EXPECT_EQ(rep.exit_code(), 1);
+  EXPECT_EQ(r.file("/sys/bus/pci/devices/0000:03:00.0/mlx4_port1"), "eth");
+}
+
+TEST(Engine, NothingStartsAfterTheDeadline) {
+  TreeRun r("four-hca");
+  // Ports 2 are INIT and never become ACTIVE: the first wait uses the whole budget, the
+  // next ones report that the deadline passed before they could start.
+  ApplyReport rep = r.apply("rd.rdma.wait=all", std::chrono::milliseconds(150));
+  ASSERT_EQ(r.plan.actions.size(), 4u) << plan_text(r.plan);
+  EXPECT_EQ(rep.outcomes[0].kind, OutcomeKind::kTimedOut);
+  EXPECT_NE(rep.outcomes[0].error.str().find("INIT"), std::string::npos)
+      << rep.outcomes[0].error.str();
+  EXPECT_EQ(rep.outcomes[3].kind, OutcomeKind::kTimedOut);
+  EXPECT_NE(rep.outcomes[3].error.str().find("passed before it could start"), std::string::npos)
+      << rep.outcomes[3].error.str();
+  EXPECT_EQ(rep.exit_code(), 3);
+  EXPECT_LT(rep.took, std::chrono::milliseconds(2000));
+}
+
+TEST(Engine, NetlinkAndModuleActionsOnAFixtureRootAreSkippedWithTheReason) {
+  TreeRun r("rxe-virtio");
+  ApplyReport rep = r.apply("rd.rdma.name=roce0:52:54:00:77:00:01 rd.rdma.modules=rpcrdma");
+  ASSERT_EQ(r.plan.actions.size(), 2u) << plan_text(r.plan);
+  for (const auto& o : rep.outcomes) {
+    EXPECT_EQ(o.kind, OutcomeKind::kSkipped);
+    EXPECT_EQ(o.detail, "acts on the running kernel only (--root DIR)");
+  }
+  EXPECT_EQ(rep.exit_code(), 0);
+}
+
+TEST(Handoff, UdevRulesMatchGuidSuffixOrMacOnPhysicalDevicesOnly) {
+  Config cfg;
+  cfg.names["ibstor0"] = {*HwKey::parse("0002:c903:0031:78f2"), "cmdline: rd.rdma.name=x"};
+  cfg.names["roce0"] = {*HwKey::parse("52:54:00:77:00:01"), "/etc/x.conf:3"};
+  const std::string rules = udev_rules(cfg);
+  EXPECT_NE(rules.find("ACTION==\"add\", SUBSYSTEM==\"net\", DRIVERS==\"?*\", "
+                       "ATTR{type}==\"32\", TEST!=\"parent\", "
+                       "ATTR{address}==\"?*00:02:c9:03:00:31:78:f2\", NAME=\"ibstor0\""),
+            std::string::npos)
+      << rules;
+  EXPECT_NE(rules.find("ATTR{type}==\"1\", ATTR{address}==\"52:54:00:77:00:01\", "
+                       "NAME=\"roce0\""),
+            std::string::npos)
+      << rules;
+  EXPECT_NE(rules.find("# /etc/x.conf:3"), std::string::npos);
+}
+
+TEST(Handoff, StateFileRecordsEveryActionWithItsOutcome) {
+  TreeRun r("cx3-sriov-eth");
+  ApplyReport rep = r.apply("rd.rdma.mlx4=0000:03:00.0/ib");
+  Config cfg;
+  const std::string json = state_json(cfg, r.plan, &rep);
+  EXPECT_NE(json.find("\"exit_code\": 1"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"outcome\": \"failed\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"kind\": \"port-type\""), std::string::npos) << json;
+}
+
+}  // namespace
+}  // namespace rp

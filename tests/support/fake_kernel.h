@@ -1,0 +1,138 @@
+// FakeKernel: a FileOps over a fixture tree that behaves like the kernel beneath it where
+// a plain directory cannot (mlx4 store handlers and card re-registration, the rdma_cm
+// configfs, port state changes), plus scripted faults. The executors run unchanged on top.
+//
+// Time is counted in calls through this FileOps, not in milliseconds: "the card comes back
+// 4 calls after the switch" gives the same run on a loaded build machine as on a laptop.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "provision/kernel/files.h"
+
+namespace rp::testing {
+
+class FakeKernel : public FileOps {
+ public:
+  static constexpr unsigned kAlways = ~0u;  // fail_writes: every write, for good
+  static constexpr unsigned kNever = ~0u;   // mlx4_reregistration: nothing ever vanishes
+
+  explicit FakeKernel(const std::string& root_dir);
+
+  // FileOps: every call first advances the clock by one and runs what has come due.
+  const Root& root() const override { return real_.root(); }
+  Result<std::string> read(const std::string& path) override;
+  Status write(const std::string& path, const std::string& value) override;
+  Status make_dir(const std::string& path) override;
+  Status remove_dir(const std::string& path) override;
+  bool exists(const std::string& path) override;
+  bool writable(const std::string& path) override;
+  Status mount(const std::string& fstype, const std::string& path) override;
+  unsigned changes() const override { return real_.changes(); }
+
+  // --- Scripted faults at one kernel path.
+  // The next `count` writes to `path` fail with `errnum` and change nothing.
+  void fail_writes(const std::string& path, int errnum, unsigned count = kAlways);
+  // The file becomes 0444-like: writable() is false and a write fails with EACCES.
+  void make_read_only(const std::string& path);
+
+  // --- mlx4 cards, by PCI address ("0000:81:00.0").
+  // The HCA refuses `type` on `port` (EOPNOTSUPP), as for a port without that capability.
+  void mlx4_unsupported(const std::string& bdf, unsigned port, const std::string& type);
+  // A change keeps the card unregistered (RDMA devices, netdevs and their class links
+  // gone) for `calls` further calls (default 4); 0 re-registers inside the write, as
+  // current kernels do; kNever changes nothing but the file (a tree that never re-registers).
+  void mlx4_reregistration(const std::string& bdf, unsigned calls);
+  // While the card is unregistered, writes to its port files fail with `errnum`.
+  void mlx4_refuse_while_reregistering(const std::string& bdf, int errnum);
+  // After a change, the port file still shows the old value for `calls` further calls.
+  void mlx4_slow_readback(const std::string& bdf, unsigned calls);
+  // The card starts re-registering now (the other port has just been switched).
+  void mlx4_start_reregistration(const std::string& bdf);
+
+  // --- Devices and ports.
+  // The PCI function disappears (hot-unplug, driver unbind) after `calls` further calls.
+  void unplug_after(const std::string& bdf, unsigned calls);
+  // The RDMA device is not registered now and appears after `calls` further calls.
+  void hide_rdma_device(const std::string& ibdev, unsigned calls);
+  // The port's state file reads `state` ("4: ACTIVE") after `calls` further calls.
+  void set_port_state_after(const std::string& ibdev, unsigned port, const std::string& state,
+                            unsigned calls);
+
+  // --- What happened.
+  struct WriteAttempt {
+    std::string path, bytes;
+    int errnum = 0;  // 0: accepted
+  };
+  const std::vector<WriteAttempt>& writes() const { return writes_; }
+  unsigned writes_to(const std::string& path) const;
+  // Accepted changes in order: "write <path> <bytes>", "mkdir <path>", "rmdir <path>",
+  // "mount <fstype> <path>".
+  const std::vector<std::string>& journal() const { return journal_; }
+  unsigned calls() const { return calls_; }
+  unsigned reregistrations(const std::string& bdf) const;
+  bool reregistering(const std::string& bdf) const;
+
+ private:
+  struct Hidden {      // an entry moved aside while its device is unregistered
+    std::string kind;  // "infiniband" | "net"
+    std::string name;
+    std::string class_link;  // target of /sys/class/<kind>/<name>
+  };
+  struct Card {
+    unsigned rereg_calls = 4;
+    int refuse_errnum = 0;
+    unsigned slow_readback = 0;
+    std::set<std::pair<unsigned, std::string>> unsupported;
+    bool reregistering = false;
+    unsigned reregistrations = 0;
+    std::vector<Hidden> hidden;
+    std::map<unsigned, std::pair<std::string, unsigned>> stale;  // port -> (shown, until)
+  };
+  struct CmPort {
+    std::string mode;
+    unsigned tos = 0;
+  };
+
+  void tick();
+  void at(unsigned calls_from_now, std::function<void()> fn);
+  std::string real(const std::string& kernel_path) const;
+  // Writes a file behind the program's back (what the kernel shows), keeping its mode.
+  void put(const std::string& kernel_path, const std::string& content);
+  std::string device_dir(const std::string& bdf) const;  // real path of the PCI function
+  std::string stash(const std::string& what) const;
+
+  Status write_port_type(const std::string& bdf, unsigned port, const std::string& path,
+                         const std::string& value);
+  Status write_port_mtu(const std::string& bdf, unsigned port, const std::string& path,
+                        const std::string& value);
+  Status write_cm(const std::string& dev, unsigned port, const std::string& file,
+                  const std::string& path, const std::string& value);
+  Status accept(const std::string& path, const std::string& value, const std::string& shown);
+  Status refuse(const std::string& path, const std::string& value, int errnum);
+
+  void begin_reregistration(const std::string& bdf);
+  void end_reregistration(const std::string& bdf);
+  void fill_cm_dir(const std::string& dev);
+  CmPort cm_port(const std::string& dev, unsigned port);
+  std::set<std::string> gid_types(const std::string& dev, unsigned port);
+
+  RealFileOps real_;
+  std::string dir_;
+  unsigned calls_ = 0;
+  unsigned next_ifindex_ = 100;
+  std::vector<std::pair<unsigned, std::function<void()>>> events_;
+  std::map<std::string, std::pair<int, unsigned>> faults_;  // path -> (errnum, count)
+  std::set<std::string> read_only_;
+  std::map<std::string, Card> cards_;
+  std::map<std::string, CmPort> cm_;  // "<dev>/<port>": the kernel's cma_device values
+  std::vector<WriteAttempt> writes_;
+  std::vector<std::string> journal_;
+};
+
+}  // namespace rp::testing
