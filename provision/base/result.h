@@ -20,6 +20,10 @@ struct Error {
 
 Error make_error(std::string where, std::string what, int errnum = 0);
 
+// The text of an errno as administrators know it from glibc tools ("Operation not
+// supported"), the same in the static musl binary, whose strerror words differ.
+std::string errno_text(int errnum);
+
 template <typename T>
 class [[nodiscard]] Result {
  public:

@@ -186,7 +186,7 @@ std::string insert_error_text(int errnum) {
     case EEXIST:
       return "Module already loaded";
     default:
-      return std::strerror(errnum);
+      return errno_text(errnum);
   }
 }
 

@@ -183,7 +183,7 @@ MsgBuilder& MsgBuilder::seq(uint32_t s) {
 
 Result<MsgPtr> MsgBuilder::finish(const std::string& what) {
   if (!ok_ || !nests_.empty()) {
-    return make_error("netlink", "cannot build the request to " + what, EMSGSIZE);
+    return make_error("netlink", "request too large or malformed: " + what, EMSGSIZE);
   }
   return std::move(msg_);
 }

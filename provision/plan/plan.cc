@@ -172,7 +172,9 @@ class Builder {
         need(a, module_action_.count("mlx4_core")
                     ? std::optional<size_t>(module_action_["mlx4_core"])
                     : std::nullopt);
-        need(a, last);
+        // The two ports of a card do not depend on each other: a refused port 1 (staged
+        // until the other port agrees) must not skip the port 2 write that lets the kernel
+        // apply both.
         last = add(a);
         port_type_actions_.push_back(*last);
       }

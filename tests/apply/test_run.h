@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "provision/apply/context.h"
+#include "provision/base/result.h"
 #include "tests/support/fake_kernel.h"
 #include "tests/support/fixture.h"
 
@@ -43,7 +44,7 @@ struct TestRun {
 };
 
 // "(<errno text>)" as Error::str() prints it; the C library's words (glibc and musl differ).
-inline std::string errno_text(int errnum) { return std::string("(") + std::strerror(errnum) + ")"; }
+inline std::string errno_text(int errnum) { return "(" + rp::errno_text(errnum) + ")"; }
 
 inline Action port_type_action(const std::string& bdf, unsigned port, const std::string& type) {
   Action a(ActionKind::kSetPortType, bdf + " port " + std::to_string(port), "unknown", type,

@@ -2,12 +2,11 @@
 // with the fake kernel making the tree behave like sysfs/configfs. Checks the tree ends
 // in the wanted state, one line per action plus a summary, the skip/deadline policy, and
 // that a second run changes nothing.
-#include "provision/apply/apply.h"
-
 #include <gtest/gtest.h>
 
 #include <fstream>
 
+#include "provision/apply/apply.h"
 #include "provision/inputs/load.h"
 #include "provision/report/handoff.h"
 #include "tests/support/fake_kernel.h"
@@ -20,8 +19,8 @@ struct TreeRun {
   explicit TreeRun(const std::string& fixture) : dir(testing::unpack_fixture(fixture)) {}
 
   // One whole `apply` over the tree (a fresh fake kernel each time, as a new process).
-  ApplyReport apply(const std::string& cmdline, std::chrono::milliseconds budget =
-                                                    std::chrono::seconds(10)) {
+  ApplyReport apply(const std::string& cmdline,
+                    std::chrono::milliseconds budget = std::chrono::seconds(10)) {
     Root root(dir);
     Inventory inv = discover(root);
     InputOptions opt;
@@ -70,16 +69,33 @@ TEST(Engine, PortTypesAndRoceDefaultsReachTheWantedStateThenNothingChanges) {
 }
 
 TEST(Engine, ARefusedStepSkipsWhatDependsOnItButNotTheRest) {
+  TreeRun r("cx3-vpi");
+  r.configure = [](testing::FakeKernel& k) {
+    k.fail_writes("/sys/bus/pci/devices/0000:81:00.0/mlx4_port2", EIO);
+  };
+  // Port 2 fails (EIO); the RoCE defaults of that card wait for its re-registration and
+  // are skipped; the independent wait still runs.
+  ApplyReport rep =
+      r.apply("rd.rdma.mlx4=0000:81:00.0/ib,ib rd.rdma.roce=mlx4_0/2:v2 rd.rdma.wait=mlx4_0/1");
+  ASSERT_EQ(r.plan.actions.size(), 3u) << plan_text(r.plan);
+  EXPECT_EQ(rep.outcomes[0].kind, OutcomeKind::kFailed);
+  EXPECT_EQ(rep.outcomes[0].error.str(),
+            "/sys/bus/pci/devices/0000:81:00.0/mlx4_port2: writing 'ib' failed "
+            "(Input/output error)");
+  EXPECT_EQ(rep.outcomes[1].kind, OutcomeKind::kSkipped);
+  EXPECT_EQ(rep.outcomes[1].detail, "needs action 1 (port-type 0000:81:00.0 port 2), which failed");
+  EXPECT_EQ(rep.outcomes[2].kind, OutcomeKind::kSkipped) << rep.outcomes[2].detail;
+  EXPECT_EQ(rep.exit_code(), 1);
+}
+
+TEST(Engine, BothPortsOfOneCardAreTriedEvenWhenOneIsRefused) {
   TreeRun r("cx3-sriov-eth");
-  ApplyReport rep = r.apply("rd.rdma.mlx4=0000:03:00.0/ib,ib rd.rdma.mlx4=0000:03:00.0/ib,ib");
+  ApplyReport rep = r.apply("rd.rdma.mlx4=0000:03:00.0/ib,ib");
   ASSERT_EQ(r.plan.actions.size(), 2u) << plan_text(r.plan);
   EXPECT_EQ(rep.outcomes[0].kind, OutcomeKind::kFailed);
-  EXPECT_NE(rep.outcomes[0].error.str().find("read-only"), std::string::npos)
-      << rep.outcomes[0].error.str();
-  EXPECT_EQ(rep.outcomes[1].kind, OutcomeKind::kSkipped);
-  EXPECT_EQ(rep.outcomes[1].detail,
-            "needs action 1 (port-type 0000:03:00.0 port 1), which failed");
-  EXPECT_EQ(rep.exit_code(), 1);
+  EXPECT_EQ(rep.outcomes[1].kind, OutcomeKind::kFailed);
+  EXPECT_NE(rep.outcomes[1].error.str().find("read-only"), std::string::npos)
+      << rep.outcomes[1].error.str();
   EXPECT_EQ(r.file("/sys/bus/pci/devices/0000:03:00.0/mlx4_port1"), "eth");
 }
 
