@@ -1,0 +1,121 @@
+// check, plan, apply and udev-rules as an administrator runs them, on fixture trees.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/support/fixture.h"
+
+namespace rp {
+namespace {
+
+std::string binary() {
+  return std::string(std::getenv("TEST_SRCDIR")) + "/" + std::getenv("TEST_WORKSPACE") +
+         "/provision/rdma-provision";
+}
+
+std::string tree_digest(const std::string& root) {
+  return testing::run("cd '" + root + "' && find . -printf '%p %m %s\\n' | sort | md5sum");
+}
+
+TEST(CheckCli, ReportsEveryErrorWithItsSourceAndExitsTwo) {
+  std::string root = testing::unpack_fixture("cx3-vpi");
+  int st = -1;
+  std::string out =
+      testing::run(binary() + " check --root " + root +
+                       " --cmdline-string 'rd.rdma.mlx=1 rd.rdma.mlx4=0000:81:00.0/ethernet' 2>&1",
+                   &st);
+  EXPECT_EQ(st, 2) << out;
+  EXPECT_NE(out.find("error: cmdline: rd.rdma.mlx=1: unknown parameter 'rd.rdma.mlx' (did you "
+                     "mean 'rd.rdma.mlx4'?)"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("error: cmdline: rd.rdma.mlx4=0000:81:00.0/ethernet: port type 'ethernet' "
+                     "is not one of ib, eth, auto"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("check: 2 errors, 0 warnings"), std::string::npos) << out;
+}
+
+TEST(CheckCli, ValidInputExitsZero) {
+  std::string root = testing::unpack_fixture("cx3-vpi");
+  int st = -1;
+  std::string out = testing::run(
+      binary() + " check --root " + root + " --cmdline-string 'rd.rdma.mlx4=0000:81:00.0/eth' 2>&1",
+      &st);
+  EXPECT_EQ(st, 0) << out;
+}
+
+TEST(ApplyCli, InvalidInputTouchesNothingAndExitsTwo) {
+  std::string root = testing::unpack_fixture("cx3-vpi");
+  const std::string before = tree_digest(root);
+  int st = -1;
+  std::string out = testing::run(binary() + " apply --log stderr --root " + root +
+                                     " --cmdline-string 'rd.rdma.mlx4=0000:81:00.0/eth,eth "
+                                     "rd.rdma.roce=mlx4_0/2:v3' 2>&1",
+                                 &st);
+  EXPECT_EQ(st, 2) << out;
+  EXPECT_NE(out.find("RoCE mode 'v3' is not one of v1, v2"), std::string::npos) << out;
+  EXPECT_NE(out.find("invalid input: nothing applied"), std::string::npos) << out;
+  EXPECT_EQ(tree_digest(root), before);
+}
+
+TEST(ApplyCli, DisabledSaysSoOnceAndDoesNothing) {
+  std::string root = testing::unpack_fixture("cx3-vpi");
+  int st = -1;
+  std::string out = testing::run(binary() + " apply --log stderr --root " + root +
+                                     " --cmdline-string 'rd.rdma=0 rd.rdma.mlx4=0000:81:00.0/eth'"
+                                     " 2>&1",
+                                 &st);
+  EXPECT_EQ(st, 0) << out;
+  EXPECT_EQ(out, "rdma-provision: disabled by cmdline: rd.rdma=0: nothing to do\n");
+  EXPECT_EQ(testing::run("cat " + root + "/sys/bus/pci/devices/0000:81:00.0/mlx4_port1"), "ib\n");
+}
+
+TEST(ApplyCli, WritesThePortTypeReportsEachActionAndLeavesState) {
+  std::string root = testing::unpack_fixture("cx3-vpi");
+  int st = -1;
+  std::string out = testing::run(binary() + " apply --log stderr --root " + root +
+                                     " --cmdline-string 'rd.rdma.mlx4=0000:81:00.0/eth,eth "
+                                     "rd.rdma.timeout=5' 2>&1",
+                                 &st);
+  EXPECT_EQ(st, 0) << out;
+  EXPECT_EQ(testing::run("cat " + root + "/sys/bus/pci/devices/0000:81:00.0/mlx4_port1"), "eth\n");
+  EXPECT_NE(out.find("rdma-provision: done  port-type 0000:81:00.0 port 1: ib -> eth"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("rdma-provision: summary: 1 done, 0 already, 0 skipped, 0 failed"),
+            std::string::npos)
+      << out;
+  auto state =
+      nlohmann::json::parse(testing::run("cat " + root + "/run/rdma-provision/state.json"));
+  EXPECT_EQ(state["exit_code"], 0);
+  EXPECT_EQ(state["actions"][0]["outcome"], "done");
+}
+
+TEST(PlanCli, JsonIsValidAndInvalidInputPlansNothing) {
+  std::string root = testing::unpack_fixture("cx5-roce");
+  int st = -1;
+  std::string out = testing::run(
+      binary() + " plan --json --root " + root + " --cmdline-string 'rd.rdma.roce=*:v2:106'", &st);
+  ASSERT_EQ(st, 0) << out;
+  auto j = nlohmann::json::parse(out);
+  EXPECT_EQ(j["actions"].size(), 4u);
+  out = testing::run(
+      binary() + " plan --root " + root + " --cmdline-string 'rd.rdma.roce=*:v9' 2>&1", &st);
+  EXPECT_EQ(st, 2);
+  EXPECT_NE(out.find("invalid input, nothing planned"), std::string::npos) << out;
+}
+
+TEST(UdevRulesCli, PrintsTheNamingRulesOfTheInputs) {
+  std::string root = testing::unpack_fixture("rxe-virtio");
+  int st = -1;
+  std::string out = testing::run(binary() + " udev-rules --root " + root +
+                                     " --cmdline-string 'rd.rdma.name=fabric0:52:54:00:77:00:02'",
+                                 &st);
+  EXPECT_EQ(st, 0) << out;
+  EXPECT_NE(out.find("ATTR{address}==\"52:54:00:77:00:02\", NAME=\"fabric0\""), std::string::npos)
+      << out;
+}
+
+}  // namespace
+}  // namespace rp
