@@ -133,6 +133,14 @@ Outcome exec_rename(ApplyContext& ctx, const Action& a) {
     }
     if (!found) return Outcome::failed(found.error());
     link = *found;
+  } else if (!a.waiting_for.empty()) {
+    // Re-registered by an earlier action (an mlx4 port-type change): back under its name.
+    if (auto o = find_link(ctx, a, a.device, link)) return *o;
+    if (!same_hardware(link, a.extra)) {
+      return Outcome::failed(make_error(a.device, "came back with address " + link.address.str() +
+                                                      ", the plan expected " + a.extra +
+                                                      "; not renamed to " + want));
+    }
   } else {
     auto found = rtnl_get_link(a.device);
     if (!found && found.error().errnum == ENODEV) {
