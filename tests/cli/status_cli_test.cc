@@ -58,6 +58,41 @@ TEST(StatusCli, JsonOnAFixtureIsValidAndMatchesTheText) {
   EXPECT_TRUE(child);
 }
 
+TEST(StatusCli, EveryFixtureShowsItsDevicesPortsAndLinks) {
+  struct Want {
+    const char* fixture;
+    std::vector<const char*> lines;
+  };
+  const Want wants[] = {
+      {"cx3-sriov-eth",
+       {"RDMA devices (1):",
+        "0000:03:00.0  port 1 eth (read-only)  port 2 eth "
+        "(read-only)",
+        "port 2  DOWN/Disabled  Ethernet"}},
+      {"cx5-ib",
+       {"mlx5_0  driver mlx5_core  pci 0000:3b:00.0", "100 Gb/sec (4X EDR)", "ib0.8010  infiniband",
+        "pkey 0x8010  parent ib0"}},
+      {"cx5-roce", {"RDMA devices (2):", "==> ens1f0np0", "==> ens1f1np1"}},
+      {"rxe-virtio",
+       {"rxe0  driver -  on eth0", "eth0  ether  52:54:00:77:00:01", "driver virtio_net",
+        "<== rxe0/1"}},
+      {"siw", {"siw0  driver -  on ens785f0", "port 1  ACTIVE/LinkUp  Ethernet"}},
+      {"four-hca",
+       {"RDMA devices (4):", "mlx4_3  driver mlx4_core  pci 0000:82:00.0",
+        "port 2  INIT/LinkUp  InfiniBand", "ib7  infiniband"}},
+  };
+  for (const auto& w : wants) {
+    std::string root = testing::unpack_fixture(w.fixture);
+    int st = -1;
+    std::string out = testing::run(binary() + " status --root " + root, &st);
+    EXPECT_EQ(st, 0) << w.fixture;
+    for (const char* line : w.lines) {
+      EXPECT_NE(out.find(line), std::string::npos) << w.fixture << ": no '" << line << "' in\n"
+                                                   << out;
+    }
+  }
+}
+
 TEST(StatusCli, LiveMachineListsItsLinksThroughNetlink) {
   int st = -1;
   std::string out = testing::run(binary() + " status", &st);
