@@ -480,11 +480,15 @@ Outcome reload_module(ApplyContext& ctx, const Action& a, const ModuleLoading& h
   const bool is_loaded = st != ModuleState::kNotLoaded;
   if (is_loaded) {
     auto refcnt = ctx.files.read(sys + "/refcnt");
-    const std::optional<uint64_t> users =
-        refcnt ? parse_uint(trim(*refcnt)) : std::optional<uint64_t>();
+    // -1: unreadable. (A plain integer: gcc -O2 misreads an std::optional here as
+    // maybe-uninitialized.)
+    long long users = -1;
+    if (refcnt) {
+      if (auto v = parse_uint(trim(*refcnt))) users = static_cast<long long>(*v);
+    }
     const std::vector<std::string> holders = ctx.files.root().list(sys + "/holders");
-    if ((users && *users > 0) || !holders.empty()) {
-      std::string who = "refcnt " + (users ? std::to_string(*users) : std::string("?"));
+    if (users > 0 || !holders.empty()) {
+      std::string who = "refcnt " + (users >= 0 ? std::to_string(users) : std::string("?"));
       if (!holders.empty()) who += ", used by " + join(holders, ", ");
       return Outcome::failed(make_error(sys + "/refcnt", "module " + module + " is in use (" + who +
                                                              "): not reloaded with " + a.extra),

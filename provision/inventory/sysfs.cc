@@ -67,10 +67,14 @@ void discover_rdma(const Root& root, Inventory& inv) {
     }
     std::sort(d.ports.begin(), d.ports.end(),
               [](const RdmaPort& a, const RdmaPort& b) { return a.num < b.num; });
-    const std::string cm = "/sys/kernel/config/rdma_cm/" + name + "/ports/";
-    for (auto& p : d.ports) {
-      p.cm_roce_mode = root.read_or(cm + std::to_string(p.num) + "/default_roce_mode", "");
-      p.cm_roce_tos = root.read_or(cm + std::to_string(p.num) + "/default_roce_tos", "");
+    // Current RoCE defaults show only in a configfs directory someone left behind.
+    const std::string cm = "/sys/kernel/config/rdma_cm/" + name;
+    if (root.is_dir(cm)) {
+      for (auto& p : d.ports) {
+        const std::string port = cm + "/ports/" + std::to_string(p.num);
+        p.cm_roce_mode = root.read_or(port + "/default_roce_mode", "");
+        p.cm_roce_tos = root.read_or(port + "/default_roce_tos", "");
+      }
     }
     inv.rdma.push_back(std::move(d));
   }
