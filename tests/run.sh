@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test command: installs what is missing (rules/bootstrap.sh), then runs every test
 # under the host toolchain and under the static musl toolchain, checks the release
-# binary, and ends with the line CI reads: "N passed, N failed".
+# binary, fuzzes every parser briefly, boots QEMU scenarios 1, 3 and 4 of the end-to-end
+# harness, and ends with the line CI reads: "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -40,6 +41,23 @@ counts=$(echo "$fuzz" | tail -n 1)
 total_pass=$((total_pass + ${counts%% passed*}))
 f=${counts#*, }
 total_fail=$((total_fail + ${f%% failed*}))
+
+# E2E_SCENARIOS: which boots to run (default 1 3 4: shell-init root over NFS/RDMA, a bad
+# parameter, the server absent); "all" runs every scenario, "none" skips the boots.
+scen=${E2E_SCENARIOS:-1 3 4}
+if [[ $scen != none ]]; then
+  [[ $scen == all ]] && scen=""
+  echo "=== end-to-end boots in QEMU: tests/e2e/run.sh ${scen:-(all scenarios)}"
+  e2e=$(bash tests/e2e/run.sh $scen 2>&1)
+  echo "$e2e" | grep -v '^[0-9]* passed, [0-9]* failed$'
+  counts=$(echo "$e2e" | grep -E '^[0-9]+ passed, [0-9]+ failed$' | tail -n 1)
+  if [[ -z $counts ]]; then
+    counts="0 passed, 1 failed"
+  fi
+  total_pass=$((total_pass + ${counts%% passed*}))
+  f=${counts#*, }
+  total_fail=$((total_fail + ${f%% failed*}))
+fi
 
 echo "${total_pass} passed, ${total_fail} failed"
 [[ $total_fail -eq 0 ]]
