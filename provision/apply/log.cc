@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <memory>
 
 namespace rp {
 
@@ -29,20 +28,19 @@ Log::Sink stderr_sink(LogLevel max_level) {
 }
 
 Log::Sink kmsg_sink(const std::string& kmsg_path, LogLevel max_level) {
-  int fd = ::open(kmsg_path.c_str(), O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return stderr_sink(max_level);
-  auto holder = std::shared_ptr<int>(new int(fd), [](int* p) {
-    ::close(*p);
-    delete p;
-  });
-  return [holder, max_level](LogLevel l, const std::string& m) {
+  if (::access(kmsg_path.c_str(), W_OK) != 0) return stderr_sink(max_level);
+  return [kmsg_path, max_level](LogLevel l, const std::string& m) {
     if (static_cast<int>(l) > static_cast<int>(max_level)) return;
-    // One record per write(2); the kernel caps a record near 1 KiB.
+    // One record per write(2); the kernel caps a record near 1 KiB. The file is opened
+    // per record: the kernel rate-limits each open /dev/kmsg to 10 records per 5 s
+    // (printk_devkmsg=ratelimit), which would drop the summary of a longer run.
     std::string rec = "<" + std::to_string(static_cast<int>(l)) +
                       ">rdma-provision: " + level_word(l) + m.substr(0, 900) + "\n";
-    if (::write(*holder, rec.data(), rec.size()) < 0) {
+    int fd = ::open(kmsg_path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0 || ::write(fd, rec.data(), rec.size()) < 0) {
       std::fprintf(stderr, "rdma-provision: %s%s\n", level_word(l), m.c_str());
     }
+    if (fd >= 0) ::close(fd);
   };
 }
 

@@ -28,6 +28,9 @@ std::string udev_rules(const Config& cfg) {
 std::string state_json(const Config& cfg, const Plan& plan, const ApplyReport* report) {
   JsonWriter w;
   w.begin_object().field("version", RDMA_PROVISION_VERSION).field("enabled", plan.enabled);
+  // Whether a failure must stop the boot: the dracut module's policy reads it here, so
+  // `required = yes` in the config file counts as much as rd.rdma.required=1.
+  w.field("required", cfg.required.value);
   if (report) {
     w.field("exit_code", report->exit_code()).field("summary", report->summary());
   }
@@ -41,7 +44,7 @@ std::string state_json(const Config& cfg, const Plan& plan, const ApplyReport* r
       w.field("outcome", to_string(o.kind)).field("detail", o.detail);
       w.key("error");
       (o.kind == OutcomeKind::kFailed || o.kind == OutcomeKind::kTimedOut) ? w.value(o.error.str())
-                                                                            : w.null();
+                                                                           : w.null();
       w.field("took_ms", static_cast<int64_t>(o.took.count()));
     }
     w.end_object();

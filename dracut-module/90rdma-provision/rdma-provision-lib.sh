@@ -1,0 +1,176 @@
+#!/bin/sh
+# rdma-provision-lib.sh: what the dracut hooks and the systemd units of 90rdma-provision
+# share, installed as /lib/rdma-provision-lib.sh. Every decision about RDMA is the binary's;
+# this file only runs it at the right moments, hands it the command line dracut sees, and
+# applies the failure policy (rd.rdma.required). Needs dracut-lib.sh (getarg, info, warn, die).
+
+RP_BIN=/usr/sbin/rdma-provision
+RP_RUN=/run/rdma-provision
+# Naming rules for the initramfs' udev, written before udevd starts. apply writes the same
+# rules to /run/udev/rules.d/60-rdma-provision.rules itself, for the real root.
+RP_RULES=/etc/udev/rules.d/60-rdma-provision.rules
+# The initqueue job. dracut's main loop sources queued jobs in glob order, so "00-" runs
+# before the "ifup-<if>" jobs that 90-net.rules queues (and ifup is what calls netroot).
+RP_JOB=/lib/dracut/hooks/initqueue/00-rdma-provision.sh
+
+# The command line as dracut reads it: /etc/cmdline.d/*.conf and /etc/cmdline (baked into
+# the image, e.g. by dracut's kernel_cmdline=) come before /proc/cmdline. Prints the option
+# that gives the binary the same text, or nothing when /proc/cmdline alone is the truth.
+rp_cmdline_opt() {
+    _rp_extra=
+    for _rp_f in /etc/cmdline /etc/cmdline.d/*.conf; do
+        [ -s "$_rp_f" ] && _rp_extra=1
+    done
+    [ -n "$_rp_extra" ] || return 0
+    mkdir -p "$RP_RUN"
+    getcmdline > "$RP_RUN/cmdline"
+    echo "--cmdline $RP_RUN/cmdline"
+}
+
+# Shows what the binary printed (stdout and stderr of a non-kmsg run) as dracut warnings,
+# each line prefixed with the tool's name, so it reaches the console and the kernel log.
+rp_show() {
+    [ -s "$1" ] || return 0
+    while read -r _rp_line || [ -n "$_rp_line" ]; do
+        [ -n "$_rp_line" ] && warn "rdma-provision: $_rp_line"
+    done < "$1"
+}
+
+# Whether rd.rdma.required asks a failure to stop the boot. The binary's own record wins
+# when it has one (state.json, written by apply); otherwise the command line is read with
+# the binary's vocabulary: 1/yes/on/true in any case, bare "rd.rdma.required" meaning 1.
+rp_required() {
+    if [ -r "$RP_RUN/state.json" ]; then
+        case "$(cat "$RP_RUN/state.json")" in
+            *'"required": true'* | *'"required":true'*) return 0 ;;
+            *'"required": false'* | *'"required":false'*) return 1 ;;
+        esac
+    fi
+    _rp_v=$(getarg rd.rdma.required) || return 1
+    case "$_rp_v" in
+        "" | 1 | [Yy][Ee][Ss] | [Oo][Nn] | [Tt][Rr][Uu][Ee]) return 0 ;;
+    esac
+    return 1
+}
+
+# The failure policy. $1 says what went wrong. Not required: a clear warning and the boot
+# goes on. Required: dracut's emergency path with the reason; how depends on where we run
+# ($RP_CONTEXT): sourced by dracut's init or initqueue loop -> die (dracut's own fatal path,
+# which also leaves the reason in the emergency hooks); a systemd unit -> the reason is
+# recorded for the emergency shell and the unit fails, and its OnFailure=emergency.target
+# takes over.
+rp_fail() {
+    # The text may quote kernel or input values, and die() writes it into a shell script
+    # (emergency/01-die.sh): no double quote, dollar, backquote or backslash survives.
+    # shellcheck disable=SC1003
+    _rp_msg=$(printf '%s' "$1" | tr '"$`\\' "'''/")
+    if ! rp_required; then
+        warn "rdma-provision: $_rp_msg; the boot continues (rd.rdma.required is not set)"
+        return 0
+    fi
+    mkdir -p "$RP_RUN"
+    echo "$_rp_msg" > "$RP_RUN/failed"
+    if [ "$RP_CONTEXT" = unit ]; then
+        warn "rdma-provision: FATAL: $_rp_msg; rd.rdma.required=1: stopping the boot"
+        # dracut's emergency shell repeats it, as it does die()'s reason.
+        mkdir -p /lib/dracut/hooks/emergency
+        # shellcheck disable=SC2016
+        echo 'warn "rdma-provision: FATAL: $(cat /run/rdma-provision/failed); rd.rdma.required=1 stopped the boot"' \
+            > /lib/dracut/hooks/emergency/01-rdma-provision.sh
+        return 1
+    fi
+    die "rdma-provision: $_rp_msg; rd.rdma.required=1: stopping the boot"
+}
+
+# Early step, before udevd starts: reads and validates every input (the binary prints each
+# error with its source) and writes the naming rules, so udev gives the persistent names
+# when the interfaces appear, before anything configures them.
+rp_early() {
+    mkdir -p "$RP_RUN" /etc/udev/rules.d
+    rm -f "$RP_RUN/invalid-input"
+    _rp_rc=0
+    # shellcheck disable=SC2046
+    "$RP_BIN" udev-rules --output "$RP_RULES" $(rp_cmdline_opt) > "$RP_RUN/early.log" 2>&1 \
+        || _rp_rc=$?
+    rp_show "$RP_RUN/early.log"
+    case $_rp_rc in
+        0) return 0 ;;
+        2)
+            # Nothing will be applied: apply would refuse the same input and repeat the errors.
+            : > "$RP_RUN/invalid-input"
+            : > "$RP_RUN/initqueue.done"
+            rp_fail "invalid input (the errors above), nothing will be provisioned"
+            return
+            ;;
+        *)
+            rp_fail "could not write the naming rules $RP_RULES (exit $_rp_rc)"
+            return
+            ;;
+    esac
+}
+
+# Puts apply into dracut's initqueue (shell init, or a device that appeared after the
+# systemd unit's run). The job is sourced by the loop, so the policy's die() acts there.
+rp_queue() {
+    [ -d /lib/dracut/hooks/initqueue ] || return 0
+    [ -e "$RP_RUN/invalid-input" ] && return 0
+    [ -e "$RP_RUN/disabled" ] && return 0
+    mkdir -p "$RP_RUN"
+    {
+        # shellcheck disable=SC2016
+        echo '[ -e "$job" ] && rm -f -- "$job"'
+        echo 'type rp_apply > /dev/null 2>&1 || . /lib/rdma-provision-lib.sh'
+        echo 'rp_apply'
+    } > "/tmp/$$-rdma-provision-job.sh"
+    mv -f "/tmp/$$-rdma-provision-job.sh" "$RP_JOB"
+    : >> /lib/dracut/hooks/initqueue/work
+}
+
+# The summary and the error of each failed action, from the binary's state.json, on one
+# line: the console must say why even if the kernel rate-limited some of the binary's lines.
+rp_state_reason() {
+    [ -r "$RP_RUN/state.json" ] || return 0
+    _rp_reason=
+    while read -r _rp_line; do
+        _rp_reason="${_rp_reason:+$_rp_reason; }$_rp_line"
+    done << EOF
+$(sed -n -e 's/^ *"summary": "\(.*\)",\{0,1\}$/\1/p' -e 's/^ *"error": "\(.*\)",\{0,1\}$/\1/p' "$RP_RUN/state.json")
+EOF
+    [ -n "$_rp_reason" ] && echo ": $_rp_reason"
+}
+
+# One "rdma-provision apply" and the policy for its exit status (0 all done, 1 some action
+# failed, 2 invalid input, 3 deadline). The binary reports each action to /dev/kmsg itself.
+rp_apply() {
+    mkdir -p "$RP_RUN"
+    if [ -e "$RP_RUN/invalid-input" ]; then
+        : > "$RP_RUN/initqueue.done"
+        return 0
+    fi
+    _rp_rc=0
+    # shellcheck disable=SC2046
+    "$RP_BIN" apply $(rp_cmdline_opt) > "$RP_RUN/apply.log" 2>&1 || _rp_rc=$?
+    rp_show "$RP_RUN/apply.log"
+    case "$(cat "$RP_RUN/state.json" 2> /dev/null)" in
+        *'"enabled": false'* | *'"enabled":false'*) : > "$RP_RUN/disabled" ;;
+    esac
+    : > "$RP_RUN/initqueue.done"
+    case $_rp_rc in
+        0) return 0 ;;
+        1) rp_fail "apply: some actions failed (exit 1)$(rp_state_reason)" ;;
+        2) rp_fail "apply: invalid input, nothing applied (exit 2)" ;;
+        3) rp_fail "apply: the deadline (rd.rdma.timeout) passed before everything was done (exit 3)$(rp_state_reason)" ;;
+        *) rp_fail "apply: exit status $_rp_rc" ;;
+    esac
+}
+
+# Before switch-root: a run that udev queued late and the initqueue did not get to is done
+# now, so the real root gets the final state; then one line says what is handed over
+# (/run survives switch-root: state.json and apply's /run/udev/rules.d rules).
+rp_handoff() {
+    [ -e "$RP_JOB" ] && rm -f -- "$RP_JOB" && { rp_apply || return; }
+    if [ -e "$RP_RUN/state.json" ]; then
+        info "rdma-provision: handing over to the real root: $RP_RUN/state.json"
+    fi
+    return 0
+}

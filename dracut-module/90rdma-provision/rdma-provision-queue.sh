@@ -1,0 +1,17 @@
+#!/bin/sh
+# rdma-provision-queue: run by udev (61-rdma-provision.rules) when a network interface or an
+# RDMA device of real hardware appears; installed as /sbin/rdma-provision-queue. Queues one
+# more "rdma-provision apply" in dracut's initqueue, so devices that appear late (an mlx4
+# card re-registering after a port type change, slow firmware) are provisioned before
+# dracut's ifup job for them runs.
+PATH=/usr/sbin:/usr/bin:/sbin:/bin
+type getarg > /dev/null 2>&1 || . /lib/dracut-lib.sh
+. /lib/rdma-provision-lib.sh
+
+# With systemd, rdma-provision-apply.service makes the first run after udev settled; until
+# it got there, the devices it will see need no extra run.
+if [ -d /run/systemd/system ] && [ ! -e "$RP_RUN/settled" ]; then
+    exit 0
+fi
+rp_queue
+exit 0

@@ -1,0 +1,21 @@
+#!/bin/bash
+# 95e2e-nfs-server: test-harness-only NFS server in an initramfs. It exports a tiny root
+# (e2e_nfsroot= in the dracut configuration: a directory on the build host) over NFS/RDMA
+# on port 20049 on its own Soft-RoCE link, set up with iproute2's "rdma" tool: the server
+# stays independent of the binary under test.
+check() { return 255; }
+depends() { echo base; }
+installkernel() {
+    hostonly='' instmods virtio_pci virtio_net rdma_rxe ib_core ib_uverbs rdma_cm rdma_ucm \
+        crc32_generic crc32-pclmul nfsd rpcrdma configfs
+}
+install() {
+    inst_multiple ip rdma exportfs rpc.nfsd rpc.mountd rpcbind cp mount umount mkdir touch \
+        cat sleep ls sync chmod seq tr grep
+    inst_multiple -o /etc/netconfig /etc/services /etc/protocols /etc/rpc /etc/nsswitch.conf
+    [[ -d $e2e_nfsroot ]] || { derror "e2e_nfsroot is not a directory: '$e2e_nfsroot'"; return 1; }
+    mkdir -p "$initdir/export-src" "$initdir/var/lib/nfs/v4recovery" "$initdir/run/rpcbind"
+    cp -a "$e2e_nfsroot" "$initdir/export-src/root"
+    inst_hook cmdline 99 "$moddir/e2e-server-cmdline.sh"
+    inst_hook pre-mount 50 "$moddir/e2e-server.sh"
+}

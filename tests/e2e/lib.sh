@@ -1,0 +1,270 @@
+#!/usr/bin/env bash
+# lib.sh: the machinery of the end-to-end harness (sourced by run.sh): the binary, the
+# dracut images, the accelerator, the VMs and the checks on their serial logs.
+# Rules it keeps: VMs talk only to each other over "-netdev dgram" on 127.0.0.1 (never
+# user-mode networking, never another address); every QEMU gets a timeout and is stopped
+# by its PID; nothing is left running when the harness exits, pass or fail.
+
+KVER=${E2E_KVER:-}
+KERNEL=
+QEMU_ACCEL=()
+STARTED_PIDS=()   # "timeout" processes wrapping QEMU
+declare -A VM_PID VM_QEMU_PIDFILE
+
+say() { echo "e2e: $*"; }
+die_e2e() { echo "e2e: FATAL: $*" >&2; exit 1; }
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+
+# --------------------------------------------------------------------- cleanup
+stop_pid() {  # pid: TERM, then KILL after 3 s
+    local pid=$1 i
+    [[ -n $pid ]] || return 0
+    kill -0 "$pid" 2> /dev/null || return 0
+    kill -TERM "$pid" 2> /dev/null
+    for i in 1 2 3 4 5 6; do
+        kill -0 "$pid" 2> /dev/null || return 0
+        sleep 0.5
+    done
+    kill -KILL "$pid" 2> /dev/null
+}
+
+stop_vm() {  # name
+    local name=$1 qpid=
+    [[ -f ${VM_QEMU_PIDFILE[$name]:-} ]] && qpid=$(cat "${VM_QEMU_PIDFILE[$name]}" 2> /dev/null)
+    stop_pid "${VM_PID[$name]:-}"
+    [[ -n $qpid ]] && [[ $(cat "/proc/$qpid/comm" 2> /dev/null) == qemu-system-* ]] && stop_pid "$qpid"
+    wait "${VM_PID[$name]:-}" 2> /dev/null
+    return 0
+}
+
+cleanup_all() {
+    local name
+    for name in "${!VM_PID[@]}"; do stop_vm "$name"; done
+}
+
+# --------------------------------------------------------------------- kernel
+pick_kernel() {
+    if [[ -z $KVER ]]; then
+        local d
+        for d in /lib/modules/*-amd64; do [[ -d $d ]] && echo "${d##*/}"; done | sort -V > "$W/kvers"
+        KVER=$(tail -n1 "$W/kvers")
+    fi
+    KERNEL=/boot/vmlinuz-$KVER
+    [[ -n $KVER && -r $KERNEL && -d /lib/modules/$KVER ]] ||
+        die_e2e "no Debian kernel found (/boot/vmlinuz-*, /lib/modules/*): run rules/bootstrap.sh --e2e"
+}
+
+# --------------------------------------------------------------------- binary
+build_binary() {  # -> $W/bin/rdma-provision (a copy: a rebuild during the run changes nothing)
+    mkdir -p "$W/bin"
+    if [[ -n ${E2E_BINARY:-} ]]; then  # a prebuilt binary, e.g. from a release
+        cp -f "$E2E_BINARY" "$W/bin/rdma-provision" || die_e2e "cannot copy E2E_BINARY=$E2E_BINARY"
+        file -b "$W/bin/rdma-provision" | grep -q 'statically linked' ||
+            die_e2e "$E2E_BINARY is not statically linked"
+        say "binary: $E2E_BINARY: $("$W/bin/rdma-provision" --version 2>&1 | head -n1)"
+        return
+    fi
+    say "building the release binary: bazel build --config=musl -c opt //provision:rdma-provision"
+    (cd "$REPO" && bazel build --config=musl -c opt //provision:rdma-provision) \
+        > "$W/logs/bazel-build.log" 2>&1 || {
+        tail -n 20 "$W/logs/bazel-build.log" >&2
+        die_e2e "bazel build failed (log: $W/logs/bazel-build.log)"
+    }
+    # Not the bazel-bin symlink: it follows whichever configuration was built last.
+    local bin
+    bin=$(cd "$REPO" && bazel info --config=musl -c opt bazel-bin 2> /dev/null)/provision/rdma-provision
+    [[ -x $bin ]] || die_e2e "no binary at $bin"
+    cp -f "$bin" "$W/bin/rdma-provision.tmp" && mv -f "$W/bin/rdma-provision.tmp" "$W/bin/rdma-provision"
+    file -b "$W/bin/rdma-provision" | grep -q 'statically linked' ||
+        die_e2e "$bin is not statically linked: $(file -b "$bin")"
+    say "binary: $("$W/bin/rdma-provision" --version 2>&1 | head -n1) ($(stat -c %s "$W/bin/rdma-provision") bytes, $(file -b "$W/bin/rdma-provision" | cut -d, -f1-2))"
+}
+
+# --------------------------------------------------------------------- accelerator
+# KVM only if a short marker boot proves it: /dev/kvm can exist and still not run a stock
+# kernel (a nested PVM host stalls in the decompressor).
+pick_accel() {
+    case ${E2E_ACCEL:-auto} in
+        tcg) QEMU_ACCEL=(-accel tcg); say "accelerator: tcg (E2E_ACCEL)"; return ;;
+        kvm) QEMU_ACCEL=(-accel kvm -cpu host); say "accelerator: kvm (E2E_ACCEL)"; return ;;
+    esac
+    QEMU_ACCEL=(-accel tcg)
+    if [[ ! -w /dev/kvm ]]; then
+        say "accelerator: tcg (no usable /dev/kvm)"
+        return
+    fi
+    local d=$W/kvm-check t0
+    rm -rf "$d" && mkdir -p "$d/root/bin" "$d/root/dev" "$d/root/proc"
+    cp /bin/busybox "$d/root/bin/busybox" 2> /dev/null || { say "accelerator: tcg (no busybox for the KVM check)"; return; }
+    cat > "$d/root/init" << 'EOF'
+#!/bin/busybox sh
+/bin/busybox mount -t devtmpfs dev /dev
+echo E2E-KVM-MARKER > /dev/ttyS0
+/bin/busybox poweroff -f
+EOF
+    chmod +x "$d/root/init"
+    (cd "$d/root" && find . | cpio -o -H newc --quiet) > "$d/marker.cpio"
+    t0=$(now)
+    timeout --kill-after=3 "${E2E_KVM_CHECK_S:-25}" qemu-system-x86_64 -accel kvm -cpu host \
+        -m 256 -smp 1 -nodefaults -display none -no-reboot -kernel "$KERNEL" \
+        -initrd "$d/marker.cpio" -append "console=ttyS0 panic=-1" \
+        -serial "file:$d/serial.log" < /dev/null > "$d/qemu.log" 2>&1
+    if grep -q E2E-KVM-MARKER "$d/serial.log" 2> /dev/null; then
+        QEMU_ACCEL=(-accel kvm -cpu host)
+        say "accelerator: kvm (marker boot in $(elapsed "$t0") s)"
+    else
+        say "accelerator: tcg (the KVM marker boot did not reach init within ${E2E_KVM_CHECK_S:-25} s)"
+    fi
+}
+
+# --------------------------------------------------------------------- dracut images
+# A private dracut base directory: the system's dracut with our module and the harness'
+# modules added, so nothing is installed into /usr/lib/dracut.
+prepare_dracut_base() {
+    local base=$W/dracut-base f m
+    rm -rf "$base" && mkdir -p "$base/modules.d"
+    for f in /usr/lib/dracut/*; do
+        [[ ${f##*/} == modules.d ]] || ln -s "$f" "$base/${f##*/}"
+    done
+    for m in /usr/lib/dracut/modules.d/*; do
+        [[ ${m##*/} == *rdma-provision ]] && continue  # an installed copy: ours replaces it
+        ln -s "$m" "$base/modules.d/${m##*/}"
+    done
+    ln -s "$REPO/dracut-module/90rdma-provision" "$base/modules.d/90rdma-provision"
+    for m in "$E2E"/dracut/*; do ln -s "$m" "$base/modules.d/${m##*/}"; done
+    mkdir -p "$W/conf.d-empty"
+}
+
+prepare_nfsroot() {  # the tiny root the server exports
+    local r=$W/nfsroot
+    rm -rf "$r" && mkdir -p "$r"/{bin,sbin,etc,usr/lib,proc,sys,dev,run,tmp,sysroot}
+    cp /bin/busybox "$r/bin/busybox"
+    ln -s busybox "$r/bin/sh"
+    cp "$E2E/nfsroot/init" "$r/sbin/init" && chmod 0755 "$r/sbin/init"
+    # systemd's switch-root wants an OS tree.
+    printf 'NAME="rdma-provision e2e root"\nID=e2e\nPRETTY_NAME="rdma-provision e2e root"\n' > "$r/etc/os-release"
+    cp "$r/etc/os-release" "$r/usr/lib/os-release"
+}
+
+# build_image NAME MODULES CONF_LINES... -> $W/img/NAME.img, rebuilt only when an input changed
+build_image() {
+    local name=$1 modules=$2
+    shift 2
+    local img=$W/img/$name.img conf=$W/img/$name.conf key t0
+    mkdir -p "$W/img"
+    {
+        printf '%s\n' "$@"
+        printf 'add_drivers+=" virtio_pci virtio_net "\n'
+    } > "$conf"
+    key=$({
+        echo "$name|$modules|$KVER|$(dpkg-query -W -f='${Version}' dracut-core 2> /dev/null)"
+        cat "$conf"
+        find "$REPO/dracut-module/90rdma-provision" "$E2E/dracut" "$E2E/nfsroot" "$E2E/client.conf" \
+            -type f -print0 | sort -z | xargs -0 sha256sum
+        [[ " $modules " == *" rdma-provision "* ]] && sha256sum "$W/bin/rdma-provision"
+    } | sha256sum | cut -d' ' -f1)
+    if [[ -f $img && -f $img.key && $(cat "$img.key") == "$key" ]]; then
+        say "image $name: up to date ($(stat -c %s "$img") bytes)"
+        return 0
+    fi
+    t0=$(now)
+    rm -f "$img" "$img.key"
+    dracutbasedir=$W/dracut-base dracut --no-hostonly --no-hostonly-cmdline \
+        --conf "$conf" --confdir "$W/conf.d-empty" --kver "$KVER" --force \
+        --modules "$modules" "$img" > "$W/logs/build-$name.log" 2>&1 || {
+        tail -n 25 "$W/logs/build-$name.log" >&2
+        say "image $name: dracut FAILED (log: $W/logs/build-$name.log)"
+        return 1
+    }
+    echo "$key" > "$img.key"
+    say "image $name: built in $(elapsed "$t0") s, $(stat -c %s "$img") bytes"
+}
+
+# --------------------------------------------------------------------- VMs
+# start_vm NAME IMAGE APPEND MAC LOCAL_PORT REMOTE_PORT TIMEOUT_S
+start_vm() {
+    local name=$1 img=$2 append=$3 mac=$4 lport=$5 rport=$6 tmo=$7
+    local log=$RUN_DIR/$name.log pidf=$RUN_DIR/$name.pid
+    rm -f "$log" "$pidf"
+    timeout --kill-after=5 "$tmo" qemu-system-x86_64 "${QEMU_ACCEL[@]}" \
+        -m 1024 -smp 1 -nodefaults -display none -no-reboot \
+        -kernel "$KERNEL" -initrd "$img" -append "$append" \
+        -netdev "dgram,id=n0,local.type=inet,local.host=127.0.0.1,local.port=$lport,remote.type=inet,remote.host=127.0.0.1,remote.port=$rport" \
+        -device "virtio-net-pci,netdev=n0,mac=$mac" \
+        -serial "file:$log" -pidfile "$pidf" \
+        < /dev/null > "$RUN_DIR/$name.qemu.log" 2>&1 &
+    VM_PID[$name]=$!
+    VM_QEMU_PIDFILE[$name]=$pidf
+    echo "$append" > "$RUN_DIR/$name.cmdline"
+}
+
+# wait_vm NAME -> exit status of timeout(1): 0 = the VM powered off by itself, 124 = timeout
+wait_vm() {
+    local rc=0
+    wait "${VM_PID[$1]}" || rc=$?
+    unset "VM_PID[$1]"
+    return $rc
+}
+
+# wait_for_line NAME REGEX SECONDS: until the VM's serial log shows the line or it exits
+wait_for_line() {
+    local name=$1 re=$2 s=$3 i
+    for ((i = 0; i < s * 2; i++)); do
+        grep -qE "$re" "$RUN_DIR/$name.log" 2> /dev/null && return 0
+        kill -0 "${VM_PID[$name]:-0}" 2> /dev/null || return 1
+        sleep 0.5
+    done
+    return 1
+}
+
+# --------------------------------------------------------------------- checks
+# Each check records one line: "ok   <what>: <the decisive log line>" or "FAIL <what>".
+CHECKS=()
+CHECK_FAILED=0
+plain() { sed 's/\x1b\[[0-9;]*m//g' "$1" 2> /dev/null | tr -d '\r'; }  # serial log without colours
+check_line() {  # LOG REGEX WHAT: the first matching line is the evidence
+    local line
+    line=$(plain "$1" | grep -m1 -aE "$2")
+    if [[ -n $line ]]; then
+        CHECKS+=("ok   $3: ${line:0:220}")
+    else
+        CHECKS+=("FAIL $3: no line matching /$2/ in ${1##*/}")
+        CHECK_FAILED=1
+    fi
+}
+check_no_line() {  # LOG REGEX WHAT
+    local line
+    line=$(plain "$1" | grep -m1 -aE "$2")
+    if [[ -z $line ]]; then
+        CHECKS+=("ok   $3")
+    else
+        CHECKS+=("FAIL $3: found ${line:0:200}")
+        CHECK_FAILED=1
+    fi
+}
+check_count() {  # LOG REGEX N WHAT
+    local n line
+    n=$(plain "$1" | grep -caE "$2")
+    line=$(plain "$1" | grep -m1 -aE "$2")
+    if [[ $n -eq $3 ]]; then
+        CHECKS+=("ok   $4 ($n time(s)): ${line:0:200}")
+    else
+        CHECKS+=("FAIL $4: /$2/ seen $n times, expected $3")
+        CHECK_FAILED=1
+    fi
+}
+check_order() {  # LOG REGEX_FIRST REGEX_THEN WHAT: the first line of each, in this order
+    local a b
+    a=$(plain "$1" | grep -n -m1 -aE "$2" | cut -d: -f1)
+    b=$(plain "$1" | grep -n -m1 -aE "$3" | cut -d: -f1)
+    if [[ -n $a && -n $b && $a -lt $b ]]; then
+        CHECKS+=("ok   $4 (log lines $a < $b)")
+    else
+        CHECKS+=("FAIL $4: /$2/ at line ${a:-none}, /$3/ at line ${b:-none}")
+        CHECK_FAILED=1
+    fi
+}
+check_true() {  # CONDITION-RESULT(0/1) WHAT
+    if [[ $1 -eq 0 ]]; then CHECKS+=("ok   $2"); else CHECKS+=("FAIL $2"); CHECK_FAILED=1; fi
+}

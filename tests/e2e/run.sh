@@ -1,0 +1,345 @@
+#!/usr/bin/env bash
+# End-to-end boots of the dracut module: a client VM mounts its root over NFS/RDMA from a
+# server VM, both on Soft-RoCE, the client's RDMA set up by rdma-provision in its initramfs.
+#
+#   tests/e2e/run.sh                 every scenario and the image check
+#   tests/e2e/run.sh 1 3 4           some of them (by number or name)
+#   tests/e2e/run.sh --list          the names
+#
+# Prints each one's PASS/FAIL with its wall time and the decisive log lines, and ends with
+# "N passed, N failed". Serial logs: tests/e2e/work/logs/<scenario>/ (the latest run), and a
+# copy of every failed run under tests/e2e/work/failed/. Environment: E2E_ACCEL=tcg|kvm
+# (default: KVM only if a marker boot proves it), E2E_NO_BOOTSTRAP=1 (skip
+# rules/bootstrap.sh --e2e), E2E_KEEP_LOGS=0 (drop the logs of passed scenarios).
+set -uo pipefail
+
+E2E=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$E2E/../.." && pwd)
+W=${E2E_WORK:-$E2E/work}
+# shellcheck source=tests/e2e/lib.sh
+. "$E2E/lib.sh"
+
+SCENARIOS=(1-shell-init 2-systemd-init 3-bad-parameter 4-server-absent 5-disabled 6-roce-v1 image)
+declare -A NEEDS=(  # images each one needs
+    [1-shell-init]="server client-shell" [2-systemd-init]="server client-systemd"
+    [3-bad-parameter]="server client-shell" [4-server-absent]="client-shell"
+    [5-disabled]="server client-systemd" [6-roce-v1]="server client-systemd"
+    [image]="client-shell client-systemd client-shell-without client-shell-rdma-core"
+)
+
+# ---------------------------------------------------------------- the guests' network
+# 10.77.0.0/24 exists only inside the guests; QEMU carries their frames over UDP between
+# two ports on 127.0.0.1, different for each run of the harness.
+SRV_IP=10.77.0.1 CLI_IP=10.77.0.2 MASK=255.255.255.0
+SRV_MAC=52:54:00:77:00:01 CLI_MAC=52:54:00:77:00:02
+NIC=fabric0   # the client NIC's persistent name, given by rd.rdma.name
+PORT_A=$((20000 + ($$ % 10000) * 2)) PORT_B=$((20001 + ($$ % 10000) * 2))
+
+BOOT="console=ttyS0 panic=-1 rd.shell=0 rd.retry=30"
+ROOT_RDMA="root=nfs4:$SRV_IP:/export/root:rdma,port=20049,vers=4.2 rw"
+ROOT_TCP="root=nfs4:$SRV_IP:/export/root:vers=4.2 rw"
+IP_NIC="ip=$CLI_IP:::$MASK:e2e-client:$NIC:none rd.neednet=1"
+RDMA_ARGS="rd.rdma.rxe=$NIC rd.rdma.roce=rxe0/1:v2:106 rd.rdma.name=$NIC:$CLI_MAC rd.rdma.wait=rxe0/1"
+
+CLIENT_MODULES="base bash udev-rules network-legacy network nfs"
+SYSTEMD_MODULES="systemd systemd-initrd dracut-systemd"
+CLIENT_CONF=(
+    "rdma_provision_binary=$W/bin/rdma-provision"
+    "rdma_provision_config=$E2E/client.conf"
+    "rdma_provision_drivers=rdma_rxe"
+    "rdma_provision_rdma_core=no"
+    # Baked into the image (/etc/cmdline.d): the module must hand it to the binary too.
+    'kernel_cmdline="rd.rdma.timeout=45"'
+)
+
+build_images() {  # the images the selected scenarios need
+    local want=" $* " rc=0
+    [[ $want == *" server "* ]] && { build_image server "base bash udev-rules e2e-nfs-server" \
+        "e2e_nfsroot=$W/nfsroot" || rc=1; }
+    [[ $want == *" client-shell "* ]] && { build_image client-shell \
+        "$CLIENT_MODULES rdma-provision e2e-client" "${CLIENT_CONF[@]}" || rc=1; }
+    [[ $want == *" client-systemd "* ]] && { build_image client-systemd \
+        "$SYSTEMD_MODULES $CLIENT_MODULES rdma-provision e2e-client" "${CLIENT_CONF[@]}" || rc=1; }
+    [[ $want == *" client-shell-without "* ]] && { build_image client-shell-without \
+        "$CLIENT_MODULES e2e-client" || rc=1; }
+    [[ $want == *" client-shell-rdma-core "* ]] && { build_image client-shell-rdma-core \
+        "$CLIENT_MODULES rdma-provision e2e-client" "${CLIENT_CONF[@]/rdma_provision_rdma_core=no/rdma_provision_rdma_core=yes}" || rc=1; }
+    return $rc
+}
+
+# ---------------------------------------------------------------- one boot
+# boot_pair SERVER(yes|no) CLIENT_IMAGE CLIENT_APPEND CLIENT_TIMEOUT
+# -> CLIENT_RC (0: powered off by itself), CLIENT_WALL; logs client.log / server.log
+boot_pair() {
+    local with_server=$1 img=$2 append=$3 tmo=$4 t0
+    if [[ $with_server == yes ]]; then
+        start_vm server "$W/img/server.img" \
+            "console=ttyS0 panic=-1 rd.shell=0 e2e.ip=$SRV_IP/24 e2e.lifetime=$((tmo + 60))" \
+            "$SRV_MAC" "$PORT_A" "$PORT_B" $((tmo + 90))
+    fi
+    t0=$(now)
+    start_vm client "$W/img/$img.img" "$append" "$CLI_MAC" "$PORT_B" "$PORT_A" "$tmo"
+    CLIENT_RC=0
+    wait_vm client || CLIENT_RC=$?
+    CLIENT_WALL=$(elapsed "$t0")
+    if [[ $with_server == yes ]]; then
+        # The server powers off once the client wrote /client-done; stop it otherwise.
+        wait_for_line server 'E2E-SERVER: client done' 1 > /dev/null && sleep 3
+        stop_vm server
+    fi
+}
+
+rename_logs() {  # PREFIX: keep one boot's logs when a scenario boots twice
+    local f
+    for f in "$RUN_DIR"/client.* "$RUN_DIR"/server.*; do
+        [[ -e $f ]] && mv -f "$f" "$RUN_DIR/$1-${f##*/}"
+    done
+}
+
+client_booted_checks() {  # the network root was reached and is what it must be
+    local log=${CLIENT_LOG:-$RUN_DIR/client.log}
+    check_true "$CLIENT_RC" "client VM powered off by itself (exit $CLIENT_RC) in $CLIENT_WALL s"
+    check_line "$log" 'E2E-ONLINE: .* rdma-provision done before: yes' \
+        "rdma-provision ran before dracut configured the interface (ifup -> netroot)"
+    check_line "$log" 'E2E-RESULT: BOOTED' "the client booted into the NFS root"
+    check_line "$log" 'NFSROOT: root mount: .* / nfs4 .*proto=rdma,port=20049' "/ is NFS over RDMA, port 20049"
+    check_line "$log" "NFSROOT: netdev $NIC address $CLI_MAC" "the NIC has its persistent name $NIC"
+}
+
+# ---------------------------------------------------------------- scenarios
+scenario_boot() {  # shared by 1 and 2: the full boot with rd.rdma.required=1
+    local img=$1 log=$RUN_DIR/client.log
+    boot_pair yes "$img" "$BOOT $ROOT_RDMA $IP_NIC $RDMA_ARGS rd.rdma.required=1" 300
+    client_booted_checks
+    check_line "$log" 'NFSROOT: configfs rxe0/1 default_roce_mode: RoCE v2' "RoCE mode in configfs"
+    check_line "$log" 'NFSROOT: configfs rxe0/1 default_roce_tos: 106' "RoCE ToS in configfs"
+    check_line "$log" 'NFSROOT: \| +"exit_code": 0' "state.json handed to the real root: exit_code 0"
+    check_line "$log" 'NFSROOT: \| +"summary": ' "state.json summary"
+    check_order "$log" "$NIC: renamed from eth0" 'rdma-provision: [0-9]+ actions? planned' \
+        "udev gave the persistent name when the NIC appeared, before apply ran"
+    check_line "$log" 'rdma-provision: .*soft-link rxe0' "rdma-provision created the Soft-RoCE link"
+    check_line "$log" 'rdma-provision: [0-9]+ actions? planned, deadline 45 s' \
+        "the binary got the command line baked into the image (rd.rdma.timeout=45 in /etc/cmdline.d)"
+    check_line "$RUN_DIR/server.log" 'E2E-SERVER: client done' "server saw the client's write over NFS/RDMA"
+}
+
+scenario_1-shell-init() { scenario_boot client-shell; }
+
+scenario_2-systemd-init() {
+    local log=$RUN_DIR/client.log
+    scenario_boot client-systemd
+    check_order "$log" 'Finished .*rdma-provision-ea' 'Start(ing|ed) .*systemd-udevd' \
+        "rdma-provision-early.service (naming rules) finished before udevd started"
+    check_order "$log" 'Finished .*rdma-provision-ap' 'Starting .*dracut-initqueue' \
+        "rdma-provision-apply.service finished before dracut-initqueue.service (ifup, netroot)"
+    check_order "$log" 'Finished .*rdma-provision-ap' 'Reached target .*network-pre' \
+        "rdma-provision-apply.service is ordered before network-pre.target"
+    check_order "$log" 'Finished .*rdma-provision-ha' 'Starting .*initrd-cleanup' \
+        "the hand-off ran before initrd-cleanup (switch-root)"
+}
+
+scenario_3-bad-parameter() {
+    # A misspelt parameter. (a) With rd.rdma.required=1: the error names it, the boot stops
+    # in dracut's emergency path and the VM powers off. (b) Without: the same error, nothing
+    # is provisioned, the boot goes on (here to a root over NFS/TCP, as RDMA is not there).
+    local log=$RUN_DIR/required-client.log bad="rd.rdma.mlx=0000:81:00.0/eth"
+    boot_pair no client-shell "$BOOT $ROOT_RDMA $IP_NIC $RDMA_ARGS $bad rd.rdma.required=1" 240
+    rename_logs required
+    check_true "$CLIENT_RC" "(a) required: client VM powered off by itself (exit $CLIENT_RC) in $CLIENT_WALL s"
+    check_line "$log" "rd\.rdma\.mlx=0000:81:00\.0/eth: unknown parameter" "(a) the error names the parameter"
+    check_line "$log" 'rdma-provision: .*invalid input.*stopping the boot' "(a) the boot is stopped, with the reason"
+    check_line "$log" 'E2E-RESULT: EMERGENCY' "(a) dracut's emergency path ran"
+    check_no_line "$log" 'E2E-RESULT: BOOTED' "(a) the boot did not go on"
+
+    log=$RUN_DIR/not-required-client.log
+    boot_pair yes client-shell \
+        "$BOOT $ROOT_TCP ip=$CLI_IP:::$MASK:e2e-client::none rd.neednet=1 $RDMA_ARGS $bad" 300
+    rename_logs not-required
+    check_true "$CLIENT_RC" "(b) not required: client VM powered off by itself (exit $CLIENT_RC) in $CLIENT_WALL s"
+    check_line "$log" "rd\.rdma\.mlx=0000:81:00\.0/eth: unknown parameter" "(b) the error names the parameter"
+    check_line "$log" 'rdma-provision: invalid input.*the boot continues' "(b) the boot continues, and says so"
+    check_line "$log" 'E2E-RESULT: BOOTED' "(b) the client booted into the NFS root"
+    check_line "$log" 'NFSROOT: rdma devices: none' "(b) nothing was provisioned"
+}
+
+scenario_4-server-absent() {
+    # No server: rdma-provision succeeds, the NFS mount cannot; the failure must be bounded,
+    # give its reason, and power the VM off by itself.
+    local log=$RUN_DIR/client.log
+    # rd.retry=10 (the last one counts): fail fast once the mount has failed.
+    boot_pair no client-shell "$BOOT $ROOT_RDMA $IP_NIC $RDMA_ARGS rd.rdma.required=1 rd.retry=10" 420
+    check_true "$CLIENT_RC" "client VM powered off by itself (exit $CLIENT_RC) in $CLIENT_WALL s (deadline 420 s)"
+    check_line "$log" 'E2E-ONLINE: .* rdma-provision done before: yes' "rdma-provision finished before ifup"
+    check_line "$log" "Resolving $SRV_IP via ARP on $NIC failed" "the reason: the server does not answer"
+    check_line "$log" 'mount(\.nfs4?)?: .*' "the mount failure is reported"
+    check_line "$log" 'E2E-RESULT: EMERGENCY' "dracut's emergency path ran"
+    check_line "$log" 'E2E-EMERGENCY: unfinished .*nfsroot' "the reason: the NFS root never came"
+    check_line "$log" 'E2E-EMERGENCY: state.json \| +"exit_code": 0' "rdma-provision itself had succeeded"
+    check_no_line "$log" 'E2E-RESULT: BOOTED' "the boot did not go on"
+}
+
+scenario_5-disabled() {
+    # rd.rdma=0: the tool does nothing and says so once; the root comes over NFS/TCP.
+    local log=$RUN_DIR/client.log
+    boot_pair yes client-systemd \
+        "$BOOT $ROOT_TCP ip=$CLI_IP:::$MASK:e2e-client::none rd.neednet=1 $RDMA_ARGS rd.rdma.required=1 rd.rdma=0" 300
+    check_true "$CLIENT_RC" "client VM powered off by itself (exit $CLIENT_RC) in $CLIENT_WALL s"
+    check_count "$log" 'rdma-provision: .*disabled' 1 "rdma-provision said it is disabled, once"
+    check_line "$log" 'E2E-RESULT: BOOTED' "the client booted into the NFS root"
+    check_line "$log" 'NFSROOT: root mount: .* / nfs4 .*proto=tcp' "/ is NFS over TCP"
+    check_line "$log" 'NFSROOT: rdma devices: none' "no RDMA device was created"
+    check_line "$log" 'NFSROOT: \| +"enabled": false' "state.json says disabled"
+}
+
+scenario_6-roce-v1() {
+    # RoCE v1 asked on Soft-RoCE (v2 only). (a) Not required: the kernel's EINVAL is
+    # reported clearly, the rest of the boot is unaffected. (b) With rd.rdma.required=1:
+    # the same error stops the boot (the unit fails, OnFailure=emergency.target).
+    local log=$RUN_DIR/not-required-client.log v1="${RDMA_ARGS/rxe0\/1:v2:106/rxe0/1:v1:106}"
+    boot_pair yes client-systemd "$BOOT $ROOT_RDMA $IP_NIC $v1" 300
+    rename_logs not-required
+    CLIENT_LOG=$log client_booted_checks
+    check_line "$log" 'rdma-provision: .*(roce|default_roce_mode).*(Invalid argument|EINVAL)' \
+        "the kernel's EINVAL for RoCE v1 is reported"
+    check_line "$log" 'rdma-provision: apply: some actions failed.*the boot continues' \
+        "not required: the boot continues, the failure is logged"
+    check_line "$log" 'NFSROOT: configfs rxe0/1 default_roce_mode: RoCE v2' "the RoCE mode stayed v2"
+    check_line "$log" 'NFSROOT: \| +"exit_code": 1' "state.json records the failure (exit_code 1)"
+
+    log=$RUN_DIR/required-client.log
+    boot_pair no client-systemd "$BOOT $ROOT_RDMA $IP_NIC $v1 rd.rdma.required=1" 240
+    rename_logs required
+    check_true "$CLIENT_RC" "(required) client VM powered off by itself (exit $CLIENT_RC) in $CLIENT_WALL s"
+    check_line "$log" 'rdma-provision: FATAL: apply: some actions failed.*Invalid argument.*stopping the boot' \
+        "(required) the boot is stopped, with the kernel's error as the reason"
+    check_line "$log" 'E2E-RESULT: EMERGENCY' "(required) the emergency path ran (OnFailure=emergency.target)"
+    check_no_line "$log" 'E2E-ONLINE: ' "(required) dracut never configured the network"
+    check_no_line "$log" 'E2E-RESULT: BOOTED' "(required) the boot did not go on"
+}
+
+scenario_image() {
+    # lsinitrd: our binary, config and exactly the modules the client needs; sizes with and
+    # without the module; rdma-core's files and their modules when asked for.
+    local with=$W/img/client-shell.img without=$W/img/client-shell-without.img
+    local core=$W/img/client-shell-rdma-core.img l=$RUN_DIR
+    lsinitrd "$with" > "$l/with.txt" 2>&1
+    lsinitrd "$without" > "$l/without.txt" 2>&1
+    lsinitrd "$core" > "$l/rdma-core.txt" 2>&1
+    check_line "$l/with.txt" ' usr/sbin/rdma-provision$' "the binary is in the image"
+    check_line "$l/with.txt" ' etc/rdma-provision/rdma-provision.conf$' "the configuration is in the image"
+    check_line "$l/with.txt" 'usr/lib/systemd/system|lib/dracut/hooks/cmdline/20-rdma-provision-cmdline.sh' "the cmdline hook is in the image"
+    lsinitrd "$W/img/client-systemd.img" > "$l/systemd.txt" 2>&1
+    local u
+    for u in early apply handoff; do
+        check_line "$l/systemd.txt" "initrd\.target\.wants/rdma-provision-$u\.service" \
+            "systemd flavour: rdma-provision-$u.service is in the image and wanted by initrd.target"
+    done
+    mods() { grep -oE '[^/ ]+\.ko(\.[a-z]+)?$' "$1" | sed -E 's/\.ko(\.[a-z]+)?$//' | sort -u | tr '\n' ' '; }
+    rdma_mods() { grep -E '/kernel/drivers/infiniband/' "$1" > "$1.ib"; mods "$1.ib"; }
+    local added want_added rdma want_rdma
+    # The RDMA stack in the image: core, verbs, CM and Soft-RoCE; no IPoIB, no HCA driver.
+    rdma=$(rdma_mods "$l/with.txt")
+    want_rdma="ib_cm ib_core ib_uverbs iw_cm rdma_cm rdma_rxe rdma_ucm "
+    check_true "$([[ $rdma == "$want_rdma" ]]; echo $?)" \
+        "RDMA modules in the client image are exactly: $rdma$([[ $rdma == "$want_rdma" ]] || echo " (expected: $want_rdma)")"
+    # What the module adds to the same image without it (nfs already brings rpcrdma and,
+    # through it, ib_core/rdma_cm; kernel-network-modules brings the Ethernet drivers).
+    added=$(comm -23 <(mods "$l/with.txt" | tr ' ' '\n' | sed '/^$/d') <(mods "$l/without.txt" | tr ' ' '\n' | sed '/^$/d') | tr '\n' ' ')
+    want_added="crc32-pclmul crc32_generic ib_uverbs rdma_rxe rdma_ucm "
+    check_true "$([[ $added == "$want_added" ]]; echo $?)" \
+        "kernel modules added by 90rdma-provision: $added$([[ $added == "$want_added" ]] || echo " (expected: $want_added)")"
+    check_line "$l/with.txt" 'xprtrdma/rpcrdma\.ko' "rpcrdma (NFS over RDMA) is in the image"
+    local s1 s0
+    s1=$(stat -c %s "$with") s0=$(stat -c %s "$without")
+    CHECKS+=("ok   image size: $s1 bytes with 90rdma-provision, $s0 bytes without (+$((s1 - s0)) bytes)")
+    if [[ -d /etc/rdma/modules ]]; then
+        check_line "$l/rdma-core.txt" ' etc/rdma/modules/rdma\.conf$' "rdma_provision_rdma_core=yes: rdma-core's module lists are installed"
+        local m missing=
+        for m in $(grep -hvE '^[[:space:]]*(#|;|$)' /etc/rdma/modules/*.conf | awk '{print $1}' | sort -u); do
+            modinfo -k "$KVER" "$m" > /dev/null 2>&1 || continue  # not built for this kernel
+            grep -qE "/$(modinfo -k "$KVER" -F filename "$m" | sed 's#.*/##; s/\.ko.*//')\.ko" "$l/rdma-core.txt" ||
+                missing+=" $m"
+        done
+        check_true "$([[ -z $missing ]]; echo $?)" "rdma_provision_rdma_core=yes: every module those lists name is in the image${missing:+ (missing:$missing)}"
+    fi
+}
+
+# ---------------------------------------------------------------- main
+usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; }
+
+main() {
+    local selected=() a s
+    for a in "$@"; do
+        case $a in
+            --list) printf '%s\n' "${SCENARIOS[@]}"; return 0 ;;
+            -h | --help) usage; return 0 ;;
+            all) selected+=("${SCENARIOS[@]}") ;;
+            *)
+                for s in "${SCENARIOS[@]}"; do
+                    [[ $s == "$a" || ${s%%-*} == "$a" ]] && { selected+=("$s"); continue 2; }
+                done
+                echo "e2e: unknown scenario '$a' (known: ${SCENARIOS[*]})" >&2
+                return 2
+                ;;
+        esac
+    done
+    ((${#selected[@]})) || selected=("${SCENARIOS[@]}")
+
+    mkdir -p "$W/logs"
+    trap 'cleanup_all' EXIT
+    trap 'cleanup_all; echo "e2e: interrupted; every VM it started is stopped" >&2; exit 130' INT TERM
+
+    local t_all images=() passed=0 failed=0
+    t_all=$(now)
+    if [[ ${E2E_NO_BOOTSTRAP:-0} != 1 ]]; then
+        say "rules/bootstrap.sh --e2e"
+        bash "$REPO/rules/bootstrap.sh" --e2e || { echo "0 passed, ${#selected[@]} failed"; return 1; }
+    fi
+    pick_kernel
+    say "kernel $KVER, dracut $(dpkg-query -W -f='${Version}' dracut-core 2> /dev/null), $(qemu-system-x86_64 --version | head -n1)"
+    build_binary
+    pick_accel
+    prepare_dracut_base
+    prepare_nfsroot
+    for s in "${selected[@]}"; do read -ra a <<< "${NEEDS[$s]}" && images+=("${a[@]}"); done
+    local build_ok=0
+    mapfile -t images < <(printf '%s\n' "${images[@]}" | sort -u)
+    build_images "${images[@]}" || build_ok=1
+
+    local summary=()
+    for s in "${selected[@]}"; do
+        RUN_DIR=$W/logs/$s
+        rm -rf "$RUN_DIR" && mkdir -p "$RUN_DIR"
+        CHECKS=() CHECK_FAILED=0
+        local t0 wall verdict keep=
+        t0=$(now)
+        if ((build_ok != 0)); then
+            CHECKS+=("FAIL an image could not be built (see $W/logs/build-*.log)")
+            CHECK_FAILED=1
+        else
+            "scenario_$s"
+        fi
+        wall=$(elapsed "$t0")
+        cleanup_all
+        if ((CHECK_FAILED)); then
+            verdict=FAIL
+            failed=$((failed + 1))
+            keep=$W/failed/$(date +%Y%m%d-%H%M%S)-$s
+            mkdir -p "$keep" && cp -a "$RUN_DIR/." "$keep/"
+        else
+            verdict=PASS
+            passed=$((passed + 1))
+            [[ ${E2E_KEEP_LOGS:-1} == 0 ]] && rm -f "$RUN_DIR"/*.log
+        fi
+        echo "=== $verdict $s (${wall} s)"
+        printf '    %s\n' "${CHECKS[@]}"
+        [[ $verdict == FAIL ]] && echo "    logs: $keep"
+        summary+=("$verdict $s ${wall} s")
+    done
+    echo "=== summary (total $(elapsed "$t_all") s, accelerator ${QEMU_ACCEL[1]})"
+    printf '    %s\n' "${summary[@]}"
+    echo "$passed passed, $failed failed"
+    ((failed == 0))
+}
+
+main "$@"
