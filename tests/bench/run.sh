@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
 # Benchmarks: figures printed side by side in one run (never asserted by the tests).
 #   tests/bench/run.sh
-# Measured here so far: plan scaling on generated fixtures and the 10,000-node table,
-# carrier reaction latency in a network namespace, and the footprint (stripped size,
-# peak RSS of apply). The QEMU comparisons with the scripted manual procedure and with
-# modprobe are still to come (they need the end-to-end harness).
+# Measured so far: module loading in a QEMU guest (parallel libkmod vs modprobe; skip with
+# BENCH_QEMU=0), plan scaling on generated fixtures and the 10,000-node table, carrier
+# reaction latency in a network namespace, and the footprint (stripped size, peak RSS of
+# apply). Still to come: the whole provisioning step vs the scripted manual procedure.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 bash rules/bootstrap.sh >/dev/null
 echo "machine: $(nproc) cores, $(uname -r), $(date -u +%Y-%m-%d)"
+
+if [[ ${BENCH_QEMU:-1} != 0 ]]; then
+  echo "== 2. module loading in a QEMU guest (tests/bench/qemu_modules.sh)"
+  bash tests/bench/qemu_modules.sh
+fi
 
 echo "== 3. plan scaling and the 10,000-node table (host g++, -c opt)"
 bazel run -c opt //tests/bench:plan_bench 2>/dev/null
