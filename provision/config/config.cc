@@ -61,7 +61,7 @@ void add_module(Config& cfg, std::string name, std::string source) {
   cfg.modules.push_back({std::move(name), std::move(source)});
 }
 
-std::string check_ifname(std::string_view name) {
+std::string check_ifname_syntax(std::string_view name) {
   if (name.empty()) return "an interface name cannot be empty";
   if (name.size() > 15) return "interface name " + quote(name) + " is longer than 15 bytes";
   if (name == "." || name == "..") return "interface name " + quote(name) + " is reserved";
@@ -71,6 +71,11 @@ std::string check_ifname(std::string_view name) {
       return "interface name " + quote(name) + " contains '/', ':', a space or a control character";
     }
   }
+  return "";
+}
+
+std::string check_ifname(std::string_view name) {
+  if (auto e = check_ifname_syntax(name); !e.empty()) return e;
   // The kernel's own names: renaming to one of them collides with the next device that
   // gets it by default.
   for (std::string_view prefix : {"ib", "eth"}) {

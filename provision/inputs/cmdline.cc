@@ -35,20 +35,6 @@ struct Arg {
   }
 };
 
-// RDMA device names as values.cc's roce/wait targets accept them (the kernel allows up to
-// 63 bytes; we keep to what is safe in sysfs and configfs paths).
-std::string check_rdma_name(std::string_view name) {
-  if (name.empty()) return "an RDMA device name cannot be empty";
-  if (name.size() > 63) return "RDMA device name " + quote(name) + " is longer than 63 bytes";
-  for (char c : name) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.') {
-      return "RDMA device name " + quote(name) +
-             " may contain only letters, digits, '_', '-' and '.'";
-    }
-  }
-  return "";
-}
-
 std::optional<bool> read_bool(const Arg& a) {
   auto b = parse_bool(a.value());
   if (!b) {

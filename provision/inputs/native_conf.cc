@@ -204,7 +204,7 @@ struct Parser {
         unknown("match");
     } else if (kind == "rxe" || kind == "siw") {
       if (k == "name") {
-        if (auto e = check_ifname_syntax(value); !e.empty()) return error(e);
+        if (auto e = check_rdma_name(value); !e.empty()) return error(e);
         cfg.soft_links[args[0]].name = std::string(value);
       } else
         unknown("name");

@@ -45,13 +45,6 @@ std::string normalize_module(std::string_view name) {
   return out;
 }
 
-std::string check_ifname_syntax(std::string_view name) {
-  std::string e = check_ifname(name);
-  // check_ifname also refuses the kernel's own ib<N>/eth<N> names, which are fine for an
-  // interface that already exists (a parent, a netdev to put Soft-RoCE on).
-  return e.find("kernel's own") != std::string::npos ? "" : e;
-}
-
 std::string check_cidr(std::string_view s) {
   auto slash = s.find('/');
   if (slash == std::string_view::npos) {
@@ -142,15 +135,19 @@ std::optional<unsigned> parse_timeout(std::string_view s, const std::string& whe
   return ranged(s, "timeout", 1, 3600, where, d);
 }
 
-static bool valid_ibdev(std::string_view s) {
-  if (s.empty() || s.size() > 63) return false;
-  for (char c : s) {
+std::string check_rdma_name(std::string_view name) {
+  if (name.empty()) return "an RDMA device name cannot be empty";
+  if (name.size() > 63) return "RDMA device name " + quote(name) + " is longer than 63 bytes";
+  for (char c : name) {
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.') {
-      return false;
+      return "RDMA device name " + quote(name) +
+             " may contain only letters, digits, '_', '-' and '.'";
     }
   }
-  return true;
+  return "";
 }
+
+static bool valid_ibdev(std::string_view s) { return check_rdma_name(s).empty(); }
 
 std::optional<std::pair<std::string, unsigned>> parse_roce_target(std::string_view s,
                                                                   const std::string& where,

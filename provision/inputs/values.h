@@ -24,9 +24,9 @@ std::optional<bool> parse_bool(std::string_view s);
 std::string check_module_name(std::string_view name);
 // modprobe treats '-' and '_' alike; we keep '_'.
 std::string normalize_module(std::string_view name);
-// Interface names as the kernel accepts them (without the ib<N>/eth<N> policy of
-// check_ifname, for names that already exist, like a parent). "" when fine.
-std::string check_ifname_syntax(std::string_view name);
+// RDMA device names (the kernel allows 63 bytes; we keep to what is safe in sysfs and
+// configfs paths). "" when fine.
+std::string check_rdma_name(std::string_view name);
 // "10.0.0.5/24", "fd00::5/64". "" when fine.
 std::string check_cidr(std::string_view s);
 

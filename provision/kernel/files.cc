@@ -56,7 +56,8 @@ Status RealFileOps::mount(const std::string& fstype, const std::string& path) {
          slash = real.find('/', slash + 1)) {
       ::mkdir(real.substr(0, slash).c_str(), 0755);
     }
-    if (!root_.is_dir(path) && ::mkdir(real.c_str(), 0755) != 0) {
+    if (root_.is_dir(path)) return ok_status();  // already "mounted": no change
+    if (::mkdir(real.c_str(), 0755) != 0) {
       return make_error(path, "cannot create the mount point of " + fstype, errno);
     }
     ++changes_;

@@ -739,11 +739,12 @@ class Builder {
     if (!p) a.waiting_for = dev;
     need(a, prod);
     // The port's link must be up for it to become ACTIVE (Soft-RoCE follows its netdev).
+    // A planned soft device sits on the netdev its link action names (maybe by the name it
+    // had before a rename).
     std::string netdev = p ? p->netdev : "";
-    if (auto it = cfg_.soft_links.begin(); !p) {
-      for (; it != cfg_.soft_links.end(); ++it)
-        if (planned_soft_.count(dev) && p_.actions[planned_soft_.at(dev).first].device == it->first)
-          netdev = it->first;
+    if (auto soft = planned_soft_.find(dev); !p && soft != planned_soft_.end()) {
+      netdev = p_.actions[soft->second.first].device;
+      if (auto r = renamed_.find(netdev); r != renamed_.end()) netdev = r->second;
     }
     if (auto u = up_action_.find(netdev); u != up_action_.end()) need(a, u->second);
     add(a);
@@ -864,8 +865,8 @@ void validate(const Config& cfg, const Inventory& inv, Diagnostics& diag) {
   std::set<std::string> children;
   std::map<std::pair<std::string, uint16_t>, std::string> full;  // with the 0x8000 bit
   for (const auto& [k, c] : cfg.pkeys) {
-    auto [it, fresh] = full.emplace(std::pair(c.parent, static_cast<uint16_t>(c.pkey | 0x8000)),
-                                    c.source);
+    auto [it, fresh] =
+        full.emplace(std::pair(c.parent, static_cast<uint16_t>(c.pkey | 0x8000)), c.source);
     if (!fresh) {
       diag.error(c.source, "P_Key 0x" + hex(c.pkey, 4) + " on " + c.parent +
                                " is the same partition as the one at " + it->second +
