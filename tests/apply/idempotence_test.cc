@@ -26,6 +26,7 @@ std::vector<Outcome> run_all(TestRun& r, const std::vector<std::pair<Executor, A
 
 TEST(Idempotence, EthEthCardWithRoceDefaultsChangesNothingTheSecondTime) {
   TestRun r("cx3-vpi");
+  r.unmount_configfs();
   // The rdma_cm view of mlx4_0 is kept (as an earlier boot or an administrator left it):
   // with it in place, looking at the values needs no mkdir/rmdir.
   ASSERT_TRUE(r.kernel.mount("configfs", "/sys/kernel/config"));

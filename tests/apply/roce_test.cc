@@ -27,6 +27,7 @@ Outcome set_tos(TestRun& r, const std::string& dev, unsigned port, const std::st
 
 TEST(RoceDefaults, ModeAndTosAreSetThroughConfigfsAndTheDirectoryIsRemovedAgain) {
   TestRun r("cx5-roce");  // configfs not mounted yet; rdma_cm is loaded
+  r.unmount_configfs();
   ASSERT_FALSE(r.kernel.root().exists("/sys/kernel/config"));
 
   Outcome mode = set_mode(r, "mlx5_0", 1, "IB/RoCE v1");
@@ -58,6 +59,7 @@ TEST(RoceDefaults, ModeAndTosAreSetThroughConfigfsAndTheDirectoryIsRemovedAgain)
 
 TEST(RoceDefaults, AlreadySetValuesAreNotWrittenButTheConfigfsViewIsStillMadeAndRemoved) {
   TestRun r("cx5-roce");
+  r.unmount_configfs();
   ASSERT_EQ(set_mode(r, "mlx5_0", 1, "IB/RoCE v1").kind, OutcomeKind::kDone);
   const unsigned after_first = r.kernel.changes();
   const size_t writes = r.kernel.writes().size();
@@ -79,6 +81,7 @@ TEST(RoceDefaults, ExistingDirectoryIsUsedAndLeftInPlace) {
 
 TEST(RoceDefaults, RoceV1OnSoftRoceIsRefusedWithTheReason) {
   TestRun r("rxe-virtio");
+  r.unmount_configfs();
   Outcome o = set_mode(r, "rxe0", 1, "IB/RoCE v1");
   EXPECT_EQ(o.kind, OutcomeKind::kFailed);
   EXPECT_EQ(o.error.str(), kCm + "/rxe0/ports/1/default_roce_mode: writing 'IB/RoCE v1' failed " +
@@ -93,6 +96,7 @@ TEST(RoceDefaults, RoceV1OnSoftRoceIsRefusedWithTheReason) {
 
 TEST(RoceDefaults, TosOutOfRangeIsRefused) {
   TestRun r("cx5-roce");
+  r.unmount_configfs();
   Outcome o = set_tos(r, "mlx5_0", 1, "300");
   EXPECT_EQ(o.kind, OutcomeKind::kFailed);
   EXPECT_EQ(o.error.str(),
@@ -112,6 +116,7 @@ TEST(RoceDefaults, MissingRdmaCmModuleIsReportedAfterMountingConfigfs) {
 
 TEST(RoceDefaults, DeviceThePlanWaitsForIsWaitedForAfterEnodev) {
   TestRun r("cx5-roce");
+  r.unmount_configfs();
   r.kernel.hide_rdma_device("mlx5_0", 12);
   Action a = roce_action(ActionKind::kSetRoceMode, "mlx5_0", 1, "IB/RoCE v1");
   a.waiting_for = "mlx5_0 after the card re-registers";
@@ -122,6 +127,7 @@ TEST(RoceDefaults, DeviceThePlanWaitsForIsWaitedForAfterEnodev) {
 
 TEST(RoceDefaults, UnknownDeviceIsReportedAsEnodev) {
   TestRun r("cx5-roce");
+  r.unmount_configfs();
   Outcome o = set_mode(r, "mlx5_7", 1, "RoCE v2");
   EXPECT_EQ(o.kind, OutcomeKind::kFailed);
   EXPECT_EQ(o.error.str(), kCm + "/mlx5_7: cannot create directory " + errno_text(ENODEV));
@@ -131,6 +137,7 @@ TEST(RoceDefaults, UnknownDeviceIsReportedAsEnodev) {
 
 TEST(RoceDefaults, DeviceThatNeverAppearsTimesOut) {
   TestRun r("cx5-roce", std::chrono::milliseconds(200));
+  r.unmount_configfs();
   r.kernel.hide_rdma_device("mlx5_0", testing::FakeKernel::kNever);
   Action a = roce_action(ActionKind::kSetRoceTos, "mlx5_0", 1, "106");
   a.waiting_for = "mlx5_0";
@@ -143,6 +150,7 @@ TEST(RoceDefaults, DeviceThatNeverAppearsTimesOut) {
 
 TEST(RoceDefaults, MissingPortIsReported) {
   TestRun r("cx5-roce");
+  r.unmount_configfs();
   Outcome o = set_mode(r, "mlx5_0", 2, "RoCE v2");
   EXPECT_EQ(o.kind, OutcomeKind::kFailed);
   EXPECT_EQ(o.error.str(), kCm + "/mlx5_0/ports/2: does not exist");

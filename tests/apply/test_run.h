@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -30,6 +31,18 @@ struct TestRun {
     std::stringstream ss;
     ss << in.rdbuf();
     return ss.str();
+  }
+  // The node as its initramfs sees it: configfs not mounted, no rdma_cm directories. (The
+  // fixtures describe running systems, where configfs is mounted and an earlier run of the
+  // manual procedure may have left rdma_cm/<dev> behind.)
+  void unmount_configfs() {
+    std::filesystem::remove_all(dir + "/sys/kernel/config");
+    std::string mounts, line;
+    std::ifstream in(dir + "/proc/mounts");
+    while (std::getline(in, line)) {
+      if (line.find(" configfs ") == std::string::npos) mounts += line + "\n";
+    }
+    std::ofstream(dir + "/proc/mounts", std::ios::trunc) << mounts;
   }
   long long elapsed_ms() const {
     return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();

@@ -9,58 +9,13 @@
 
 #include "provision/inputs/load.h"
 #include "provision/plan/plan.h"
+#include "tests/plan/cases.h"
 #include "tests/support/fixture.h"
 
 namespace rp {
 namespace {
 
-struct Case {
-  const char* name;
-  const char* fixture;
-  const char* cmdline;
-  const char* config;  // native config text, or nullptr
-};
-
-const Case kCases[] = {
-    {"cx3_eth_eth", "cx3-vpi", "rd.rdma.mlx4=0000:81:00.0/eth,eth", nullptr},
-    {"cx3_ib_ib_mtu", "cx3-vpi", "rd.rdma.mlx4=0000:81:00.0/ib,ib",
-     "[mlx4 0000:81:00.0]\nport2_mtu = 2048\n"},
-    {"cx3_full", "cx3-vpi",
-     "root=nfs4:10.0.0.1:/srv/root:rdma,port=20049 ip=storage0:dhcp rd.neednet=1 "
-     "rd.rdma.wait=mlx4_0/1,storage0",
-     "[general]\nallow_reload = yes\n[pfc]\ntx = 0x08\n[roce mlx4_0/2]\nmode = v2\ntos = 106\n"
-     "[name storage0]\nmatch = f4:52:14:03:00:7b:cb:a1\n[ipoib storage0]\nmode = connected\n"
-     "mtu = 65520\n[pkey storage0 0x12]\n"},
-    {"cx3_already_there", "cx3-vpi", "rd.rdma.mlx4=0000:81:00.0/ib,eth rd.rdma.wait=mlx4_0/1",
-     "[ipoib ib0]\nmode = datagram\nmtu = 2044\n"},
-    {"cx3_absent_card", "cx3-vpi", "rd.rdma.mlx4=0000:99:00.0/eth rd.rdma.roce=mlx5_7:v2",
-     nullptr},
-    {"cx3_name_collision", "cx3-vpi", "rd.rdma.name=eno1:f4:52:14:7b:cb:a2", nullptr},
-    {"sriov_read_only", "cx3-sriov-eth", "rd.rdma.mlx4=0000:03:00.0/ib,ib", nullptr},
-    {"cx5_ib_connected_refused", "cx5-ib", "rd.rdma.ipoib=ib0:connected:65520", nullptr},
-    {"cx5_ib_mtu_over_link", "cx5-ib", "rd.rdma.ipoib=ib0:datagram:4096", nullptr},
-    {"cx5_ib_pkeys", "cx5-ib",
-     "rd.rdma.name=ibdata:0c42:a103:0016:b2c4 rd.rdma.pkey=ibdata:0x20 ib.pkey=ibdata.0030 "
-     "rd.rdma.wait=all",
-     nullptr},
-    {"cx5_roce_all_ports", "cx5-roce", "rd.rdma.roce=*:v2:106", nullptr},
-    {"cx5_roce_swap_names", "cx5-roce",
-     "rd.rdma.name=ens1f1np1:98:03:9b:46:8a:10 rd.rdma.name=ens1f0np0:98:03:9b:46:8a:11", nullptr},
-    {"rxe_existing", "rxe-virtio",
-     "rd.rdma.rxe=eth0 rd.rdma.roce=rxe0/1:v2:106 rd.rdma.name=roce0:52:54:00:77:00:01 "
-     "rd.rdma.wait=rxe0/1",
-     nullptr},
-    {"rxe_v1_refused", "rxe-virtio", "rd.rdma.roce=rxe0/1:v1", nullptr},
-    {"rxe_new_link", "rxe-virtio",
-     "rd.rdma.rxe=eth0:rxe1 rd.rdma.roce=rxe1/1:v2:106 rd.rdma.wait=rxe1/1", nullptr},
-    {"siw_existing", "siw", "rd.rdma.siw=ens785f0 rd.rdma.roce=*:v2", nullptr},
-    {"four_hca_node_table", "four-hca", "rd.rdma.wait=all rd.rdma.timeout=120",
-     "[nodes]\n"
-     "f452:1403:007b:d001 name=ibstor0 address=10.1.0.1/16 pkeys=0x10\n"
-     "f452:1403:007b:d012 name=ibstor1 mtu=2044\n"
-     "f452:1403:007b:ffff name=notthisnode\n"},
-    {"disabled", "cx3-vpi", "rd.rdma=0 rd.rdma.mlx4=0000:81:00.0/eth,eth", nullptr},
-};
+using Case = testing::Case;
 
 std::string golden_dir() {
   if (const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY")) {
@@ -108,7 +63,7 @@ TEST_P(PlanGolden, MatchesTheRecordedActionList) {
   EXPECT_EQ(json, read_file(base + ".json")) << "case " << c.name;
 }
 
-INSTANTIATE_TEST_SUITE_P(Cases, PlanGolden, ::testing::ValuesIn(kCases),
+INSTANTIATE_TEST_SUITE_P(Cases, PlanGolden, ::testing::ValuesIn(testing::kGoldenCases),
                          [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace
