@@ -456,6 +456,13 @@ ModuleLoadReport ModuleLoader::load(const std::string& module_in, const std::str
   }
   for (const auto& m : im.messages) r.notes.push_back("libkmod: " + m.text);
   if (err == 0) {
+    // What this probe inserted is what libkmod announced: a dependency that another
+    // loader thread (or udev) inserted after the pre-flight was skipped as live.
+    for (auto& s : r.steps) {
+      s.already =
+          s.already || std::none_of(announced.begin(), announced.end(),
+                                    [&](const ModuleStep& a) { return a.module == s.module; });
+    }
     r.status = LoadStatus::kInserted;
     return r;
   }
