@@ -153,7 +153,7 @@ int cmd_check(const std::vector<std::string>& args) {
   if (!parse_options(args, o, err)) return usage_error("check: " + err);
   Root root(o.root);
   if (!root_usable(root, o, "check")) return kExitUsage;
-  Inventory inv = discover(root);
+  Inventory inv = discover(root, Detail::kPlan);
   Validated v = validate_all(root, inv, o);
   print_diagnostics(v.in.diag);
   print_diagnostics(v.plan.diag);
@@ -173,7 +173,7 @@ int cmd_plan(const std::vector<std::string>& args) {
   if (!parse_options(args, o, err)) return usage_error("plan: " + err);
   Root root(o.root);
   if (!root_usable(root, o, "plan")) return kExitUsage;
-  Inventory inv = discover(root);
+  Inventory inv = discover(root, Detail::kPlan);
   Validated v = validate_all(root, inv, o);
   if (!v.in.diag.ok()) {
     // Nothing is planned from an invalid input.
@@ -226,7 +226,7 @@ int cmd_apply(const std::vector<std::string>& args, ModuleBatch batch) {
   Root root(o.root);
   if (!root_usable(root, o, "apply")) return kExitUsage;
   Log log(make_sink(root, o.log));
-  Inventory inv = discover(root);
+  Inventory inv = discover(root, Detail::kPlan);
   Validated v = validate_all(root, inv, o);
   for (const auto& w : v.in.diag.warnings) log.warn(w.str());
   for (const auto& w : v.plan.diag.warnings) log.warn(w.str());
@@ -263,7 +263,7 @@ int cmd_udev_rules(const std::vector<std::string>& args) {
   if (!parse_options(args, o, err)) return usage_error("udev-rules: " + err);
   Root root(o.root);
   if (!root_usable(root, o, "udev-rules")) return kExitUsage;
-  Inventory inv = discover(root);
+  Inventory inv = discover(root, Detail::kPlan);
   Inputs in = load_inputs(root, inv, o.inputs);
   print_diagnostics(in.diag);
   if (!in.diag.ok()) return kExitInvalid;
@@ -286,7 +286,7 @@ int cmd_status(const std::vector<std::string>& args) {
   if (!parse_options(args, o, err)) return usage_error("status: " + err);
   Root root(o.root);
   if (!root_usable(root, o, "status")) return kExitUsage;
-  Inventory inv = discover(root);
+  Inventory inv = discover(root, Detail::kFull);
   const std::string out = o.json ? status_json(inv) : status_text(inv);
   std::fwrite(out.data(), 1, out.size(), stdout);
   return kExitOk;

@@ -8,7 +8,7 @@
 
 namespace rp {
 
-void discover_sysfs_netdevs(const Root& root, Inventory& inv);  // sysfs.cc
+void discover_sysfs_netdevs(const Root& root, Inventory& inv, Detail detail);  // sysfs.cc
 
 const RdmaDevice* Inventory::find_rdma(const std::string& name) const {
   for (const auto& d : rdma)
@@ -71,13 +71,13 @@ void discover_verbs(const Root& root, Inventory& inv) {
   }
 }
 
-Inventory discover(const Root& root) {
+Inventory discover(const Root& root, Detail detail) {
   Inventory inv;
-  discover_sysfs(root, inv);
+  discover_sysfs(root, inv, detail);
   if (root.is_live() && discover_netlink_links(inv)) {
     inv.netdev_source = "netlink";
   } else {
-    discover_sysfs_netdevs(root, inv);
+    discover_sysfs_netdevs(root, inv, detail);
     inv.netdev_source = "sysfs";
   }
   enrich_netdevs(root, inv);

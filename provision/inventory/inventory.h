@@ -82,7 +82,7 @@ struct Inventory {
   std::vector<RdmaDevice> rdma;
   std::vector<PciFunction> pci;  // functions with an RDMA-capable driver
   std::vector<NetDev> netdevs;
-  std::string kernel_release;  // /proc/sys/kernel/osrelease
+  std::string kernel_release;        // /proc/sys/kernel/osrelease
   std::vector<std::string> modules;  // loaded (/proc/modules) or built in (modules.builtin)
   // Parameters of loaded modules that the plan compares (/sys/module/<m>/parameters).
   std::map<std::string, std::string> module_params;  // "mlx4_en.pfctx" -> "8"
@@ -96,12 +96,18 @@ struct Inventory {
   bool module_loaded(const std::string& name) const;
 };
 
+// How much discover() reads. kPlan leaves out what only `status` shows (device firmware,
+// board and type, node type, system image GUID, PCI IDs, port rate, phys_state, LIDs):
+// check, plan and apply need none of it, and on a node with many ports the sysfs reads
+// are most of their time.
+enum class Detail { kFull, kPlan };
+
 // Discover everything under the root. On the live system links come from netlink and
 // port details are completed through libibverbs when /dev/infiniband is usable.
-Inventory discover(const Root& root);
+Inventory discover(const Root& root, Detail detail = Detail::kFull);
 
 // The stages of discover(), exposed for tests.
-void discover_sysfs(const Root& root, Inventory& inv);
+void discover_sysfs(const Root& root, Inventory& inv, Detail detail = Detail::kFull);
 // Links from rtnetlink (live system). Returns false with a note when netlink is unusable.
 bool discover_netlink_links(Inventory& inv);
 // Fills in sysfs-only attributes (IPoIB mode, pkey, parent, RDMA association) of netdevs.

@@ -1,6 +1,7 @@
 // Discovery from sysfs/procfs under the root: RDMA devices and ports, PCI functions with
 // their mlx4 port files, netdevs (when not on the live system), modules and configfs.
 #include <algorithm>
+#include <map>
 
 #include "provision/base/strings.h"
 #include "provision/inventory/inventory.h"
@@ -25,45 +26,59 @@ std::optional<PortGuid> guid_of_gid(std::string_view gid) {
   return PortGuid::parse(low);
 }
 
-RdmaPort read_port(const Root& root, const std::string& dir, unsigned num) {
+RdmaPort read_port(const Root& root, const std::string& dir, unsigned num, bool full) {
   RdmaPort p;
   p.num = num;
   p.state = parse_port_state(root.read_or(dir + "/state", ""));
-  p.phys_state = root.read_or(dir + "/phys_state", "");
   p.link_layer = parse_link_layer(root.read_or(dir + "/link_layer", ""));
-  p.rate = root.read_or(dir + "/rate", "");
   p.guid = guid_of_gid(root.read_or(dir + "/gids/0", ""));
-  p.lid = static_cast<unsigned>(parse_hex(root.read_or(dir + "/lid", "0")).value_or(0));
-  p.sm_lid = static_cast<unsigned>(parse_hex(root.read_or(dir + "/sm_lid", "0")).value_or(0));
+  if (full) {
+    p.phys_state = root.read_or(dir + "/phys_state", "");
+    p.rate = root.read_or(dir + "/rate", "");
+    p.lid = static_cast<unsigned>(parse_hex(root.read_or(dir + "/lid", "0")).value_or(0));
+    p.sm_lid = static_cast<unsigned>(parse_hex(root.read_or(dir + "/sm_lid", "0")).value_or(0));
+  }
+  if (p.link_layer != LinkLayer::kEthernet) return p;
+  // RoCE: the netdev and the GID types of the port's default GIDs, which the kernel puts
+  // first in the table, one per supported type (v1 then v2 on ConnectX, v2 alone on
+  // Soft-RoCE). The table has hundreds of entries: read from the start, only as far as
+  // needed.
   p.netdev = root.read_or(dir + "/gid_attrs/ndevs/0", "");
-  for (const auto& idx : root.list(dir + "/gid_attrs/types")) {
-    const std::string t = root.read_or(dir + "/gid_attrs/types/" + idx, "");
-    p.roce_v1 |= t == "IB/RoCE v1";
-    p.roce_v2 |= t == "RoCE v2";
+  constexpr int kDefaultGidsAtMost = 8;
+  for (int i = 0; i < kDefaultGidsAtMost && !(p.roce_v1 && p.roce_v2); ++i) {
+    auto t = root.read(dir + "/gid_attrs/types/" + std::to_string(i));
+    if (!t) break;
+    p.roce_v1 |= *t == "IB/RoCE v1";
+    p.roce_v2 |= *t == "RoCE v2";
   }
   return p;
 }
 
-void discover_rdma(const Root& root, Inventory& inv) {
+void discover_rdma(const Root& root, Inventory& inv, bool full) {
   for (const auto& name : root.list("/sys/class/infiniband")) {
     const std::string dir = "/sys/class/infiniband/" + name;
     RdmaDevice d;
     d.name = name;
-    d.node_type = root.read_or(dir + "/node_type", "");
     d.node_guid = PortGuid::parse(root.read_or(dir + "/node_guid", ""));
-    d.sys_image_guid = PortGuid::parse(root.read_or(dir + "/sys_image_guid", ""));
-    d.fw_ver = root.read_or(dir + "/fw_ver", "");
-    d.board_id = root.read_or(dir + "/board_id", "");
-    d.hca_type = root.read_or(dir + "/hca_type", "");
+    if (full) {
+      d.node_type = root.read_or(dir + "/node_type", "");
+      d.sys_image_guid = PortGuid::parse(root.read_or(dir + "/sys_image_guid", ""));
+      d.fw_ver = root.read_or(dir + "/fw_ver", "");
+      d.board_id = root.read_or(dir + "/board_id", "");
+      d.hca_type = root.read_or(dir + "/hca_type", "");
+    }
     d.driver = root.link_basename(dir + "/device/driver").value_or("");
     if (auto parent = root.link_basename(dir + "/device"); parent) {
       d.pci = PciAddress::parse(*parent);
     }
-    // Soft devices (rxe, siw) sit on a netdev: /sys/class/infiniband/rxe0/parent.
+    // Soft devices (rxe, siw) sit on a netdev: /sys/class/infiniband/rxe0/parent. (siw's
+    // device link names the NIC's PCI function too: only this file tells them apart.)
     d.parent_netdev = root.read_or(dir + "/parent", "");
     for (const auto& port : root.list(dir + "/ports")) {
       auto n = parse_uint(port);
-      if (n) d.ports.push_back(read_port(root, dir + "/ports/" + port, static_cast<unsigned>(*n)));
+      if (n) {
+        d.ports.push_back(read_port(root, dir + "/ports/" + port, static_cast<unsigned>(*n), full));
+      }
     }
     std::sort(d.ports.begin(), d.ports.end(),
               [](const RdmaPort& a, const RdmaPort& b) { return a.num < b.num; });
@@ -80,7 +95,7 @@ void discover_rdma(const Root& root, Inventory& inv) {
   }
 }
 
-void discover_pci(const Root& root, Inventory& inv) {
+void discover_pci(const Root& root, Inventory& inv, bool full) {
   for (const auto& bdf : root.list("/sys/bus/pci/devices")) {
     const std::string dir = "/sys/bus/pci/devices/" + bdf;
     auto addr = PciAddress::parse(bdf);
@@ -88,14 +103,17 @@ void discover_pci(const Root& root, Inventory& inv) {
     PciFunction f;
     f.address = *addr;
     f.driver = root.link_basename(dir + "/driver").value_or("");
-    f.vendor = root.read_or(dir + "/vendor", "");
-    f.device = root.read_or(dir + "/device", "");
+    if (full) {
+      f.vendor = root.read_or(dir + "/vendor", "");
+      f.device = root.read_or(dir + "/device", "");
+    }
     for (unsigned port = 1; port <= 2; ++port) {
       const std::string file = dir + "/mlx4_port" + std::to_string(port);
-      if (!root.exists(file)) continue;
+      auto value = root.read(file);
+      if (!value && !root.exists(file)) continue;  // not an mlx4 function
       Mlx4PortFile m;
       m.port = port;
-      m.value = root.read_or(file, "");
+      m.value = value ? *value : "";
       m.writable = root.is_writable(file);
       m.mtu = root.read_or(file + "_mtu", "");
       f.mlx4_ports.push_back(std::move(m));
@@ -113,7 +131,7 @@ void discover_pci(const Root& root, Inventory& inv) {
 
 }  // namespace
 
-void discover_sysfs_netdevs(const Root& root, Inventory& inv) {
+void discover_sysfs_netdevs(const Root& root, Inventory& inv, Detail detail) {
   for (const auto& name : root.list("/sys/class/net")) {
     const std::string dir = "/sys/class/net/" + name;
     NetDev n;
@@ -122,32 +140,41 @@ void discover_sysfs_netdevs(const Root& root, Inventory& inv) {
     n.type = static_cast<int>(read_uint(root, dir + "/type").value_or(0));
     if (auto a = HwAddress::parse(root.read_or(dir + "/address", ""))) n.address = *a;
     n.mtu = read_uint(root, dir + "/mtu").value_or(0);
-    n.operstate = root.read_or(dir + "/operstate", "unknown");
     n.admin_up = (parse_hex(root.read_or(dir + "/flags", "0")).value_or(0) & 0x1) != 0;
-    n.carrier = root.read_or(dir + "/carrier", "0") == "1";
+    if (detail == Detail::kFull) {  // status only: the executors watch carrier via netlink
+      n.operstate = root.read_or(dir + "/operstate", "unknown");
+      n.carrier = root.read_or(dir + "/carrier", "0") == "1";
+    }
     inv.netdevs.push_back(std::move(n));
   }
 }
 
 void enrich_netdevs(const Root& root, Inventory& inv) {
+  // PCI function -> its RDMA device ("" when it has several).
+  std::map<std::string, std::string> rdma_on_pci;
+  for (const auto& d : inv.rdma) {
+    if (!d.pci) continue;
+    auto [it, fresh] = rdma_on_pci.emplace(d.pci->str(), d.name);
+    if (!fresh) it->second.clear();
+  }
   for (auto& n : inv.netdevs) {
     const std::string dir = "/sys/class/net/" + n.name;
     if (n.driver.empty()) n.driver = root.link_basename(dir + "/device/driver").value_or("");
     if (auto parent = root.link_basename(dir + "/device"); parent) {
       n.pci = PciAddress::parse(*parent);
     }
-    n.dev_port = read_uint(root, dir + "/dev_port").value_or(0);
     if (n.type == kArphrdInfiniband) {
+      n.dev_port = read_uint(root, dir + "/dev_port").value_or(0);
       n.ipoib_mode = root.read_or(dir + "/mode", "");
       if (auto pk = root.read(dir + "/pkey")) {
         if (auto v = parse_hex(trim(*pk)); v && *v <= 0xffff) n.pkey = static_cast<unsigned>(*v);
       }
       n.parent = root.read_or(dir + "/parent", "");
-      // IPoIB netdevs share the HCA's PCI device; its infiniband/ directory names the RDMA
-      // device, and dev_port is the port index minus one.
-      auto ibdevs = root.list(dir + "/device/infiniband");
-      if (ibdevs.size() == 1) {
-        n.rdma_device = ibdevs[0];
+      // IPoIB netdevs share the HCA's PCI device with one RDMA device (what the device's
+      // infiniband/ directory lists), and dev_port is the port index minus one.
+      if (auto it = n.pci ? rdma_on_pci.find(n.pci->str()) : rdma_on_pci.end();
+          it != rdma_on_pci.end() && !it->second.empty()) {
+        n.rdma_device = it->second;
         n.rdma_port = n.dev_port + 1;
       }
     }
@@ -172,9 +199,9 @@ void enrich_netdevs(const Root& root, Inventory& inv) {
   }
 }
 
-void discover_sysfs(const Root& root, Inventory& inv) {
-  discover_rdma(root, inv);
-  discover_pci(root, inv);
+void discover_sysfs(const Root& root, Inventory& inv, Detail detail) {
+  discover_rdma(root, inv, detail == Detail::kFull);
+  discover_pci(root, inv, detail == Detail::kFull);
   // Keep the text alive: split() returns views into it.
   const std::string modules = root.read_or("/proc/modules", "");
   for (const auto& line : split(modules, '\n')) {

@@ -90,7 +90,7 @@ Stats measure(int runs, const std::function<void()>& f) {
 
 size_t run_once(const std::string& root_dir, size_t* actions) {
   rp::Root root(root_dir);
-  rp::Inventory inv = rp::discover(root);
+  rp::Inventory inv = rp::discover(root, rp::Detail::kPlan);
   rp::InputOptions opt;
   opt.cmdline_text = "rd.rdma.wait=all";
   rp::Inputs in = rp::load_inputs(root, inv, opt);
@@ -131,8 +131,8 @@ int main(int argc, char** argv) {
     Stats s = measure(runs, [&] { run_once(dir, &actions); });
     const int ports = 2 * hcas;
     points.push_back({static_cast<double>(ports), s.median});
-    std::printf("%6d %6d %8zu %10.3f %10.3f %10.3f %12.4f\n", hcas, ports, actions, s.median,
-                s.min, s.max, s.median / ports);
+    std::printf("%6d %6d %8zu %10.3f %10.3f %10.3f %12.4f\n", hcas, ports, actions, s.median, s.min,
+                s.max, s.median / ports);
   }
   // Least-squares line through (ports, ms): the per-port cost is its slope.
   double n = static_cast<double>(points.size()), sx = 0, sy = 0, sxx = 0, sxy = 0;
@@ -158,8 +158,9 @@ int main(int argc, char** argv) {
   conf.close();
   size_t actions = 0;
   Stats s = measure(runs, [&] { run_once(dir, &actions); });
-  std::printf("10,000-node table: median %.3f ms (min %.3f, max %.3f), %zu actions for this node "
-              "(goal: well under 50 ms)\n",
-              s.median, s.min, s.max, actions);
+  std::printf(
+      "10,000-node table: median %.3f ms (min %.3f, max %.3f), %zu actions for this node "
+      "(goal: well under 50 ms)\n",
+      s.median, s.min, s.max, actions);
   return 0;
 }
