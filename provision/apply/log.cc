@@ -3,7 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <cstdio>
+#include <cerrno>
 
 namespace rp {
 
@@ -18,12 +18,24 @@ const char* level_word(LogLevel l) {
       return "";
   }
 }
+// One line, one write(2): whole lines even when loader threads log at once (stdio on the
+// unbuffered stderr may split a line into several writes).
+void write_stderr_line(LogLevel l, const std::string& m) {
+  const std::string line = std::string("rdma-provision: ") + level_word(l) + m + "\n";
+  size_t off = 0;
+  while (off < line.size()) {
+    ssize_t n = ::write(STDERR_FILENO, line.data() + off, line.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;  // nowhere to report it
+    off += static_cast<size_t>(n);
+  }
+}
 }  // namespace
 
 Log::Sink stderr_sink(LogLevel max_level) {
   return [max_level](LogLevel l, const std::string& m) {
     if (static_cast<int>(l) > static_cast<int>(max_level)) return;
-    std::fprintf(stderr, "rdma-provision: %s%s\n", level_word(l), m.c_str());
+    write_stderr_line(l, m);
   };
 }
 
@@ -37,9 +49,7 @@ Log::Sink kmsg_sink(const std::string& kmsg_path, LogLevel max_level) {
     std::string rec = "<" + std::to_string(static_cast<int>(l)) +
                       ">rdma-provision: " + level_word(l) + m.substr(0, 900) + "\n";
     int fd = ::open(kmsg_path.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0 || ::write(fd, rec.data(), rec.size()) < 0) {
-      std::fprintf(stderr, "rdma-provision: %s%s\n", level_word(l), m.c_str());
-    }
+    if (fd < 0 || ::write(fd, rec.data(), rec.size()) < 0) write_stderr_line(l, m);
     if (fd >= 0) ::close(fd);
   };
 }

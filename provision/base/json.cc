@@ -5,10 +5,16 @@
 namespace rp {
 
 std::string json_escape(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    unsigned char u = static_cast<unsigned char>(c);
-    switch (c) {
+  std::string out;
+  out.reserve(s.size() + 2);
+  out += '"';
+  size_t plain = 0;  // start of the run of characters copied as they are
+  for (size_t i = 0; i < s.size(); ++i) {
+    const unsigned char u = static_cast<unsigned char>(s[i]);
+    if (u >= 0x20 && u != 0x7f && u != '"' && u != '\\') continue;
+    out.append(s, plain, i - plain);
+    plain = i + 1;
+    switch (u) {
       case '"':
         out += "\\\"";
         break;
@@ -25,13 +31,12 @@ std::string json_escape(std::string_view s) {
         out += "\\r";
         break;
       default:
-        if (u < 0x20 || u == 0x7f)
-          out += "\\u00" + hex(u, 2);
-        else
-          out += c;
+        out += "\\u00" + hex(u, 2);
     }
   }
-  return out + "\"";
+  out.append(s, plain, s.size() - plain);
+  out += '"';
+  return out;
 }
 
 void JsonWriter::newline() {

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -15,7 +16,9 @@ Result<std::string> RealFileOps::read(const std::string& path) { return root_.re
 
 Status RealFileOps::write(const std::string& path, const std::string& value) {
   const std::string shown = quote(std::string(trim(value)));
-  int fd = ::open(root_.path(path).c_str(), O_WRONLY | O_CLOEXEC | O_TRUNC);
+  // The raw syscall, as Root::read: musl's open() adds an fcntl() for O_CLOEXEC.
+  int fd = static_cast<int>(
+      ::syscall(SYS_openat, AT_FDCWD, root_.path(path).c_str(), O_WRONLY | O_CLOEXEC | O_TRUNC));
   if (fd < 0) return make_error(path, "cannot open for writing " + shown, errno);
   ssize_t n;
   do {

@@ -1,9 +1,16 @@
 // Benchmark: what discovery + input loading + planning cost as a node grows (1, 4, 16, 64
-// dual-port HCAs with names, P_Keys and RoCE defaults), and with a 10,000-node table in
-// the native config. Prints medians and spreads of in-process runs and the fitted cost
+// dual-port HCAs with names, P_Keys and RoCE defaults), in process, and what the whole
+// `rdma-provision apply --root` costs on the same trees (a process per run; the RoCE
+// defaults are written each time, the netlink actions are skipped on a fixture); then a
+// 10,000-node table in the native config. Prints medians and spreads and the fitted cost
 // per port. Not a test: figures are printed, nothing is asserted.
 //
 //   bazel run -c opt //tests/bench:plan_bench [-- runs]
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -71,15 +78,49 @@ void write_node(const std::string& dir, int hcas, std::string& config) {
     config += "[roce mlx4_" + std::to_string(i) + "/2]\nmode = v2\ntos = 106\n";
   }
   d << "module mlx4_core mlx4_en mlx4_ib ib_core ib_ipoib rdma_cm\n";
+  d << "mount configfs /sys/kernel/config\n";
+  for (int i = 0; i < hcas; ++i) {
+    d << "roce_cm mlx4_" << i << "/2 mode=\"IB/RoCE v1\" tos=0\n";
+  }
+}
+
+// Puts the RoCE defaults back to the kernel's (untimed), so each apply writes them again.
+void reset_roce(const std::string& dir, int hcas) {
+  for (int i = 0; i < hcas; ++i) {
+    const std::string port =
+        dir + "/sys/kernel/config/rdma_cm/mlx4_" + std::to_string(i) + "/ports/2/";
+    std::ofstream(port + "default_roce_mode") << "IB/RoCE v1\n";
+    std::ofstream(port + "default_roce_tos") << "0\n";
+  }
+}
+
+// Runs the command line tool, output to /dev/null; returns its exit status.
+int spawn_quiet(const std::vector<std::string>& argv) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid;
+  int st = -1;
+  if (posix_spawn(&pid, args[0], &fa, nullptr, args.data(), environ) == 0) {
+    waitpid(pid, &st, 0);
+  }
+  posix_spawn_file_actions_destroy(&fa);
+  return st;
 }
 
 struct Stats {
   double median, min, max;
 };
 
-Stats measure(int runs, const std::function<void()>& f) {
+Stats measure(
+    int runs, const std::function<void()>& f, const std::function<void()>& before = [] {}) {
   std::vector<double> ms;
   for (int r = 0; r < runs; ++r) {
+    before();
     auto t0 = Clock::now();
     f();
     ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
@@ -113,10 +154,20 @@ int main(int argc, char** argv) {
   const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
   const std::string gen = std::string(ws ? ws : ".") + "/tests/fixtures/mkfixtures.py";
 
-  std::printf("plan scaling (discover + inputs + plan, in process, %d runs each)\n", runs);
-  std::printf("%6s %6s %8s %10s %10s %10s %12s\n", "HCAs", "ports", "actions", "median ms",
-              "min ms", "max ms", "ms per port");
-  std::vector<std::pair<double, double>> points;  // (ports, median ms)
+  // The command line tool beside this binary (bazel run: the runfiles directory).
+  const std::string tool = argc > 2 ? argv[2] : "provision/rdma-provision";
+  if (access(tool.c_str(), X_OK) != 0) {
+    std::fprintf(stderr, "no rdma-provision at %s\n", tool.c_str());
+    return 1;
+  }
+
+  std::printf(
+      "scaling: plan = discover + inputs + plan in process; apply = `rdma-provision apply"
+      " --root` (a process each run); %d runs each\n",
+      runs);
+  std::printf("%6s %6s %8s | %9s %9s %9s %8s | %9s %9s %9s %8s\n", "HCAs", "ports", "actions",
+              "plan med", "min", "max", "/port", "apply med", "min", "max", "/port");
+  std::vector<std::pair<double, double>> plan_points, apply_points;  // (ports, median ms)
   for (int hcas : {1, 4, 16, 64}) {
     const std::string dir = base + "/node" + std::to_string(hcas);
     std::string config;
@@ -128,19 +179,39 @@ int main(int argc, char** argv) {
     sh("mkdir -p '" + dir + "/etc/rdma-provision'");
     std::ofstream(dir + "/etc/rdma-provision/rdma-provision.conf") << config;
     size_t actions = 0;
-    Stats s = measure(runs, [&] { run_once(dir, &actions); });
+    Stats p = measure(runs, [&] { run_once(dir, &actions); });
+    int status = 0;
+    Stats a = measure(
+        runs,
+        [&] {
+          status = spawn_quiet({tool, "apply", "--log", "stderr", "--root", dir, "--cmdline-string",
+                                "rd.rdma.wait=all"});
+        },
+        [&] { reset_roce(dir, hcas); });
+    // On a fixture the netlink actions are skipped; 0 = every other action done or already.
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      std::fprintf(stderr, "apply --root %s ended with status %d\n", dir.c_str(), status);
+    }
     const int ports = 2 * hcas;
-    points.push_back({static_cast<double>(ports), s.median});
-    std::printf("%6d %6d %8zu %10.3f %10.3f %10.3f %12.4f\n", hcas, ports, actions, s.median, s.min,
-                s.max, s.median / ports);
+    plan_points.push_back({static_cast<double>(ports), p.median});
+    apply_points.push_back({static_cast<double>(ports), a.median});
+    std::printf("%6d %6d %8zu | %9.3f %9.3f %9.3f %8.4f | %9.3f %9.3f %9.3f %8.4f\n", hcas, ports,
+                actions, p.median, p.min, p.max, p.median / ports, a.median, a.min, a.max,
+                a.median / ports);
   }
   // Least-squares line through (ports, ms): the per-port cost is its slope.
-  double n = static_cast<double>(points.size()), sx = 0, sy = 0, sxx = 0, sxy = 0;
-  for (auto [x, y] : points) sx += x, sy += y, sxx += x * x, sxy += x * y;
-  const double slope = (n * sxy - sx * sy) / (n * sxx - sx * sx);
-  const double icept = (sy - slope * sx) / n;
-  std::printf("fit: %.4f ms per port + %.3f ms fixed (goal: 64 ports <= 10 ms, linear)\n", slope,
-              icept);
+  auto fit = [](const std::vector<std::pair<double, double>>& pts, const char* what) {
+    double n = static_cast<double>(pts.size()), sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (auto [x, y] : pts) sx += x, sy += y, sxx += x * x, sxy += x * y;
+    const double slope = (n * sxy - sx * sy) / (n * sxx - sx * sx);
+    const double icept = (sy - slope * sx) / n;
+    const double at64 = icept + 64 * slope;
+    std::printf(
+        "fit %-5s: %.4f ms per port + %.3f ms fixed; 64 ports: %.2f ms (goal <= 10 ms: %s)\n", what,
+        slope, icept, at64, at64 <= 10 ? "met" : "NOT met");
+  };
+  fit(plan_points, "plan");
+  fit(apply_points, "apply");
 
   // One node's fixture with a 10,000-row per-node table (plus this node's own row).
   const std::string dir = base + "/table";
