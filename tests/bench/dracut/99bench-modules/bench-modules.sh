@@ -12,9 +12,7 @@ METHODS=(parallel sequential modprobe-a)
 KVER=$(uname -r)
 FAIL=0
 
-loaded_names() { cut -d' ' -f1 /proc/modules | sort; }
-mark() { echo "$EPOCHREALTIME"; }
-secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
+. /usr/lib/bench/bench-common.sh
 
 echo "BENCH-INFO: kernel $KVER, $(grep -c ^processor /proc/cpuinfo) CPU(s), ${#MODS[@]} modules: ${MODS[*]}"
 echo "BENCH-INFO: rounds $ROUNDS, order ${METHODS[*]}"
@@ -26,29 +24,6 @@ for m in "${MODS[@]}"; do
         FAIL=1
     fi
 done
-
-# Everything loaded since the baseline, removed leaves first (use count 0) with modprobe -r,
-# i.e. in reverse dependency order, until nothing new is left or no progress is made.
-unload_all() {
-    local pass name refs _ removed left n
-    n=$(loaded_names | grep -cvxF -f /run/bench-baseline)
-    for ((pass = 0; pass < 20; pass++)); do
-        removed=0 left=0
-        while read -r name _ refs _; do
-            grep -qx "$name" /run/bench-baseline && continue
-            left=1
-            if [[ $refs == 0 ]]; then
-                modprobe -r "$name" 2> /dev/null && removed=1
-            fi
-        done < /proc/modules
-        ((left)) || { echo "BENCH-DETAIL: unloaded $n modules (set + dependencies), none left"; return 0; }
-        ((removed)) || break
-    done
-    left=$(loaded_names | grep -vxF -f /run/bench-baseline | tr '\n' ' ')
-    [[ -z $left ]] && return 0
-    echo "BENCH-ERROR: still loaded after unloading: $left"
-    return 1
-}
 
 check_loaded() {  # every module of the set is in /proc/modules
     local m missing=

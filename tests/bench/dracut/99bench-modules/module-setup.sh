@@ -16,8 +16,9 @@ install() {
     [[ -x ${bench_load_bench:-} ]] || { dfatal "99bench-modules: bench_load_bench not set/executable"; return 1; }
     inst_multiple modprobe rmmod awk sort cat grep sed tr sleep cut tail tee
     inst_simple "$bench_load_bench" /usr/bin/load_bench
-    inst_simple "$moddir/bench-modules.sh" /usr/bin/bench-modules.sh
+    inst_simple "$moddir/bench-modules.sh" /usr/bin/bench-driver.sh
     inst_simple "$moddir/bench-table.awk" /usr/lib/bench/bench-table.awk
+    inst_simple "$moddir/bench-common.sh" /usr/lib/bench/bench-common.sh
     mkdir -p "$initdir/etc"
     {
         printf 'BENCH_MODULES="%s"\n' "$bench_modules"
