@@ -1,6 +1,7 @@
 // Discovery from sysfs/procfs under the root: RDMA devices and ports, PCI functions with
 // their mlx4 port files, netdevs (when not on the live system), modules and configfs.
 #include <algorithm>
+#include <cerrno>
 #include <map>
 
 #include "provision/base/strings.h"
@@ -47,7 +48,8 @@ RdmaPort read_port(const Root& root, const std::string& dir, unsigned num, bool 
   constexpr int kDefaultGidsAtMost = 8;
   for (int i = 0; i < kDefaultGidsAtMost && !(p.roce_v1 && p.roce_v2); ++i) {
     auto t = root.read(dir + "/gid_attrs/types/" + std::to_string(i));
-    if (!t) break;
+    if (!t && t.error().errnum == ENOENT) break;  // the end of the table
+    if (!t) continue;                             // an unused entry (EINVAL, EAGAIN)
     p.roce_v1 |= *t == "IB/RoCE v1";
     p.roce_v2 |= *t == "RoCE v2";
   }

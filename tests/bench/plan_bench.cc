@@ -57,7 +57,7 @@ void write_node(const std::string& dir, int hcas, std::string& config) {
   std::ofstream d(dir + ".sys");
   d << "net lo type=772 address=00:00:00:00:00:00 mtu=65536\n";
   for (int i = 0; i < hcas; ++i) {
-    char bdf[16];
+    char bdf[32];
     std::snprintf(bdf, sizeof bdf, "0000:%02x:00.0", 0x10 + i);
     uint64_t g = 0xf452140300700000ULL + static_cast<uint64_t>(i) * 0x10;
     d << "pci " << bdf << " driver=mlx4_core vendor=0x15b3 device=0x1003 mlx4_port1=ib "
