@@ -245,29 +245,25 @@ Outcome write_mlx4(ApplyContext& ctx, const Action& a, const Mlx4Write& w) {
   CardView before;
   std::optional<Outcome> verdict;
   Error last;
-  auto attempt = [&]() -> bool {
-    if (accepted) {
-      auto rb = ctx.files.read(w.path);
-      if (rb && w.shown_ok(*rb)) {
-        now_shown = *rb;
-        return true;
-      }
-      last = rb ? make_error(w.path, "reads back " + quote(*rb) + " after writing " + shown)
-                : rb.error();
-      return false;
+  // True when the file shows the value; else `last` says what it shows.
+  auto read_back = [&]() -> bool {
+    auto rb = ctx.files.read(w.path);
+    if (rb && w.shown_ok(*rb)) {
+      now_shown = *rb;
+      return true;
     }
+    last = rb ? make_error(w.path, "reads back " + quote(*rb) + " after writing " + shown)
+              : rb.error();
+    return false;
+  };
+  auto attempt = [&]() -> bool {
+    if (accepted) return read_back();
     before = look_at_card(ctx, a.device, a.port);
     ++writes;
     Status st = ctx.files.write(w.path, w.value + "\n");
     if (st) {
       accepted = true;
-      auto rb = ctx.files.read(w.path);
-      if (rb && w.shown_ok(*rb)) {
-        now_shown = *rb;
-        return true;
-      }
-      last = rb ? make_error(w.path, "reads back " + quote(*rb) + " after writing " + shown)
-                : rb.error();
+      if (read_back()) return true;
       ctx.log.debug(last.str() + ": reading again");
       return false;
     }

@@ -97,7 +97,8 @@ struct Inventory {
 };
 
 // How much discover() reads. kPlan leaves out what only `status` shows (device firmware,
-// board and type, node type, system image GUID, PCI IDs, port rate, phys_state, LIDs):
+// board and type, node type, system image GUID, PCI IDs, port rate, phys_state, LIDs,
+// a fixture's netdev operstate):
 // check, plan and apply need none of it, and on a node with many ports the sysfs reads
 // are most of their time.
 enum class Detail { kFull, kPlan };

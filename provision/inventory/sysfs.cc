@@ -143,10 +143,8 @@ void discover_sysfs_netdevs(const Root& root, Inventory& inv, Detail detail) {
     if (auto a = HwAddress::parse(root.read_or(dir + "/address", ""))) n.address = *a;
     n.mtu = read_uint(root, dir + "/mtu").value_or(0);
     n.admin_up = (parse_hex(root.read_or(dir + "/flags", "0")).value_or(0) & 0x1) != 0;
-    if (detail == Detail::kFull) {  // status only: the executors watch carrier via netlink
-      n.operstate = root.read_or(dir + "/operstate", "unknown");
-      n.carrier = root.read_or(dir + "/carrier", "0") == "1";
-    }
+    n.carrier = root.read_or(dir + "/carrier", "0") == "1";  // the plan's link waits
+    if (detail == Detail::kFull) n.operstate = root.read_or(dir + "/operstate", "unknown");
     inv.netdevs.push_back(std::move(n));
   }
 }

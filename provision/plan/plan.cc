@@ -444,6 +444,21 @@ class Builder {
     return out;
   }
 
+  // A RoCE default (mode or ToS) of one port, after the device (when planned) and rdma_cm.
+  static Action roce_action(ActionKind kind, const std::pair<std::string, unsigned>& k,
+                            const PortRef& r, const std::string& cur, const std::string& want,
+                            const std::string& source, std::optional<size_t> cm) {
+    Action a{kind, k.first + "/" + std::to_string(k.second), cur.empty() ? "unknown" : cur, want,
+             source};
+    a.device = k.first;
+    a.port = k.second;
+    a.value = want;
+    if (!r.present) a.waiting_for = k.first;
+    need(a, r.producer);
+    need(a, cm);
+    return a;
+  }
+
   void roce() {
     std::optional<size_t> cm = module_action_.count("rdma_cm")
                                    ? std::optional<size_t>(module_action_["rdma_cm"])
@@ -487,29 +502,15 @@ class Builder {
       const std::string want(configfs_value(m.first.value));
       const std::string cur = r.present ? r.present->cm_roce_mode : "";
       if (cur == want) continue;
-      Action a{ActionKind::kSetRoceMode, k.first + "/" + std::to_string(k.second),
-               cur.empty() ? "unknown" : cur, want, m.first.source};
-      a.device = k.first;
-      a.port = k.second;
-      a.value = want;
-      if (!r.present) a.waiting_for = k.first;
-      need(a, r.producer);
-      need(a, cm);
-      roce_action_[k] = add(a);
+      roce_action_[k] =
+          add(roce_action(ActionKind::kSetRoceMode, k, r, cur, want, m.first.source, cm));
     }
     for (const auto& [k, t] : toses) {
       const PortRef& r = refs.at(k);
       const std::string want = std::to_string(t.value);
       const std::string cur = r.present ? r.present->cm_roce_tos : "";
       if (cur == want) continue;
-      Action a{ActionKind::kSetRoceTos, k.first + "/" + std::to_string(k.second),
-               cur.empty() ? "unknown" : cur, want, t.source};
-      a.device = k.first;
-      a.port = k.second;
-      a.value = want;
-      if (!r.present) a.waiting_for = k.first;
-      need(a, r.producer);
-      need(a, cm);
+      Action a = roce_action(ActionKind::kSetRoceTos, k, r, cur, want, t.source, cm);
       if (auto it = roce_action_.find(k); it != roce_action_.end()) need(a, it->second);
       add(a);
     }

@@ -126,3 +126,18 @@ boot_guest() {
     sed 's/\x1b\[[0-9;]*m//g' "$W/serial.log" | tr -d '\r' > "$W/serial.plain"
     return "$rc"
 }
+
+# show_results LINE-KINDS TITLE AWK-TABLE: the guest's BENCH lines of those kinds (a regex
+# alternation, e.g. "INFO|ERROR|STATUS"), then the table the awk script makes of the
+# "BENCH: " lines; dies when there are none.
+show_results() {
+    local kinds=$1 title=$2 table=$3 plain=$W/serial.plain
+    grep -aE "^BENCH-($kinds)|^BENCH: " "$plain" || true
+    echo
+    if ! grep -aq '^BENCH: ' "$plain"; then
+        tail -n 30 "$plain" >&2
+        die "no BENCH lines in the serial log"
+    fi
+    echo "=== $title (from the serial log; ${BENCH_ACCEL:-tcg}, -smp $SMP)"
+    grep -a '^BENCH: ' "$plain" | awk -f "$table" | sed 's/^BENCH-TABLE: //'
+}

@@ -40,14 +40,6 @@ boot_guest "$W/img/bench-modules.img" \
     "console=ttyS0 quiet loglevel=3 panic=-1 rd.shell=0 rd.retry=30" -nic none || RC=$?
 
 # ------------------------------------------------------------------ results
-PLAIN=$W/serial.plain
-grep -aE '^BENCH-(INFO|ERROR|STATUS)|^BENCH: ' "$PLAIN" || true
-echo
-if ! grep -aq '^BENCH: ' "$PLAIN"; then
-    tail -n 30 "$PLAIN" >&2
-    die "no BENCH lines in the serial log"
-fi
-echo "=== table (from the serial log's BENCH lines; ${BENCH_ACCEL:-tcg}, -smp $SMP)"
-grep -a '^BENCH: ' "$PLAIN" | awk -f "$HERE/dracut/99bench-modules/bench-table.awk" | sed 's/^BENCH-TABLE: //'
-grep -aq '^BENCH-STATUS: ok' "$PLAIN" || { say "the guest reported errors (see above / $W/serial.log)"; exit 1; }
+show_results "INFO|ERROR|STATUS" "module loading" "$HERE/dracut/99bench-modules/bench-table.awk"
+grep -aq '^BENCH-STATUS: ok' "$W/serial.plain" || { say "the guest reported errors (see above / $W/serial.log)"; exit 1; }
 [[ $RC == 0 ]] || exit 1

@@ -81,15 +81,8 @@ boot_guest "$W/img/bench-provision.img" \
     -netdev "dgram,id=n0,local.type=inet,local.host=127.0.0.1,local.port=$LPORT,remote.type=inet,remote.host=127.0.0.1,remote.port=$((LPORT + 1))" \
     -device "virtio-net-pci,netdev=n0,mac=$NIC_MAC" || RC=$?
 
-PLAIN=$W/serial.plain
-grep -aE '^BENCH-(INFO|ERROR|STATUS|DETAIL|REF|STEPS|PROFILE)|^BENCH: ' "$PLAIN" || true
-echo
-if ! grep -aq '^BENCH: ' "$PLAIN"; then
-    tail -n 30 "$PLAIN" >&2
-    die "no BENCH lines in the serial log"
-fi
-echo "=== provisioning step (from the serial log; ${BENCH_ACCEL:-tcg}, -smp $SMP)"
-grep -a '^BENCH: ' "$PLAIN" | awk -f "$HERE/dracut/99bench-provision/provision-table.awk" | sed 's/^BENCH-TABLE: //'
+show_results "INFO|ERROR|STATUS|DETAIL|REF|STEPS|PROFILE" "provisioning step" \
+    "$HERE/dracut/99bench-provision/provision-table.awk"
 echo "=== initramfs footprint (uncompressed cpio; the same base and kernel modules)"
 s0=$(stat -c %s "$W/img/fp-base.img")
 s1=$(stat -c %s "$W/img/fp-rdma-provision.img")
@@ -98,5 +91,5 @@ printf '%-28s %12s %12s\n' image bytes added
 printf '%-28s %12d %12s\n' base "$s0" -
 printf '%-28s %12d %12d\n' "+ 90rdma-provision" "$s1" $((s1 - s0))
 printf '%-28s %12d %12d\n' "+ tools of the manual script" "$s2" $((s2 - s0))
-grep -aq '^BENCH-STATUS: ok' "$PLAIN" || { say "the guest reported errors (see above / $W/serial.log)"; exit 1; }
+grep -aq '^BENCH-STATUS: ok' "$W/serial.plain" || { say "the guest reported errors (see above / $W/serial.log)"; exit 1; }
 [[ $RC == 0 ]] || exit 1

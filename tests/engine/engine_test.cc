@@ -22,7 +22,7 @@ struct TreeRun {
   ApplyReport apply(const std::string& cmdline,
                     std::chrono::milliseconds budget = std::chrono::seconds(10)) {
     Root root(dir);
-    Inventory inv = discover(root);
+    Inventory inv = discover(root, Detail::kPlan);  // as the command line's apply
     InputOptions opt;
     opt.cmdline_text = cmdline;
     Inputs in = load_inputs(root, inv, opt);

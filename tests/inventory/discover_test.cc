@@ -112,5 +112,68 @@ TEST(Discover, EmptyRootHasNothingAndDoesNotFail) {
   EXPECT_TRUE(inv.modules.empty());
 }
 
+// Detail::kPlan leaves out only what `status` shows: everything check/plan/apply use is
+// the same as in the full inventory, on every fixture.
+TEST(Discover, PlanDetailKeepsEverythingThePlanUses) {
+  for (const char* name :
+       {"cx3-vpi", "cx3-sriov-eth", "cx5-ib", "cx5-roce", "rxe-virtio", "siw", "four-hca"}) {
+    SCOPED_TRACE(name);
+    Root root(testing::unpack_fixture(name));
+    const Inventory full = discover(root, Detail::kFull);
+    const Inventory lean = discover(root, Detail::kPlan);
+    ASSERT_EQ(lean.rdma.size(), full.rdma.size());
+    for (size_t i = 0; i < full.rdma.size(); ++i) {
+      const RdmaDevice &f = full.rdma[i], &l = lean.rdma[i];
+      EXPECT_EQ(l.name, f.name);
+      EXPECT_EQ(l.driver, f.driver);
+      EXPECT_EQ(l.parent_netdev, f.parent_netdev);
+      EXPECT_EQ(l.node_guid.has_value(), f.node_guid.has_value());
+      EXPECT_EQ(l.pci.has_value(), f.pci.has_value());
+      ASSERT_EQ(l.ports.size(), f.ports.size());
+      for (size_t p = 0; p < f.ports.size(); ++p) {
+        const RdmaPort &fp = f.ports[p], &lp = l.ports[p];
+        EXPECT_EQ(lp.state, fp.state);
+        EXPECT_EQ(lp.link_layer, fp.link_layer);
+        EXPECT_EQ(lp.guid.has_value(), fp.guid.has_value());
+        EXPECT_EQ(lp.netdev, fp.netdev);
+        EXPECT_EQ(lp.roce_v1, fp.roce_v1);
+        EXPECT_EQ(lp.roce_v2, fp.roce_v2);
+        EXPECT_EQ(lp.cm_roce_mode, fp.cm_roce_mode);
+        EXPECT_EQ(lp.cm_roce_tos, fp.cm_roce_tos);
+      }
+      EXPECT_TRUE(l.fw_ver.empty());  // status only
+    }
+    ASSERT_EQ(lean.pci.size(), full.pci.size());
+    for (size_t i = 0; i < full.pci.size(); ++i) {
+      EXPECT_EQ(lean.pci[i].driver, full.pci[i].driver);
+      ASSERT_EQ(lean.pci[i].mlx4_ports.size(), full.pci[i].mlx4_ports.size());
+      for (size_t p = 0; p < full.pci[i].mlx4_ports.size(); ++p) {
+        EXPECT_EQ(lean.pci[i].mlx4_ports[p].value, full.pci[i].mlx4_ports[p].value);
+        EXPECT_EQ(lean.pci[i].mlx4_ports[p].writable, full.pci[i].mlx4_ports[p].writable);
+        EXPECT_EQ(lean.pci[i].mlx4_ports[p].mtu, full.pci[i].mlx4_ports[p].mtu);
+      }
+    }
+    ASSERT_EQ(lean.netdevs.size(), full.netdevs.size());
+    for (size_t i = 0; i < full.netdevs.size(); ++i) {
+      const NetDev &f = full.netdevs[i], &l = lean.netdevs[i];
+      EXPECT_EQ(l.name, f.name);
+      EXPECT_EQ(l.ifindex, f.ifindex);
+      EXPECT_EQ(l.type, f.type);
+      EXPECT_EQ(l.mtu, f.mtu);
+      EXPECT_EQ(l.admin_up, f.admin_up);
+      EXPECT_EQ(l.carrier, f.carrier);
+      EXPECT_EQ(l.driver, f.driver);
+      EXPECT_EQ(l.ipoib_mode, f.ipoib_mode);
+      EXPECT_EQ(l.pkey, f.pkey);
+      EXPECT_EQ(l.parent, f.parent);
+      EXPECT_EQ(l.rdma_device, f.rdma_device);
+      EXPECT_EQ(l.rdma_port, f.rdma_port);
+    }
+    EXPECT_EQ(lean.modules, full.modules);
+    EXPECT_EQ(lean.module_params, full.module_params);
+    EXPECT_EQ(lean.configfs_mounted, full.configfs_mounted);
+  }
+}
+
 }  // namespace
 }  // namespace rp

@@ -36,7 +36,7 @@ class PlanGolden : public ::testing::TestWithParam<Case> {};
 TEST_P(PlanGolden, MatchesTheRecordedActionList) {
   const Case& c = GetParam();
   Root root(testing::unpack_fixture(c.fixture));
-  Inventory inv = discover(root);
+  Inventory inv = discover(root, Detail::kPlan);  // what check/plan/apply read
   InputOptions opt;
   opt.cmdline_text = c.cmdline;
   if (c.config) {
