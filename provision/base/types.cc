@@ -1,5 +1,6 @@
 #include "provision/base/types.h"
 
+#include <arpa/inet.h>
 #include <net/if_arp.h>
 
 #include <cstdio>
@@ -218,5 +219,38 @@ std::string arphrd_name(int type) {
       return std::to_string(type);
   }
 }
+
+std::optional<IpAddress> IpAddress::parse(std::string_view s) {
+  const std::string text(s);
+  IpAddress a;
+  a.v6 = text.find(':') != std::string::npos;
+  if (inet_pton(a.v6 ? AF_INET6 : AF_INET, text.c_str(), a.bytes.data()) != 1) return std::nullopt;
+  return a;
+}
+
+std::string IpAddress::str() const {
+  char buf[INET6_ADDRSTRLEN] = {};
+  inet_ntop(v6 ? AF_INET6 : AF_INET, bytes.data(), buf, sizeof buf);
+  return buf;
+}
+
+std::optional<IpPrefix> IpPrefix::parse(std::string_view cidr) {
+  const auto slash = cidr.find('/');
+  auto addr = IpAddress::parse(cidr.substr(0, slash));
+  if (!addr) return std::nullopt;
+  IpPrefix p{*addr, addr->v6 ? 128u : 32u};
+  if (slash != std::string_view::npos) {
+    const std::string_view len = cidr.substr(slash + 1);
+    if (len.empty() || len.size() > 3 || len.find_first_not_of("0123456789") != len.npos) {
+      return std::nullopt;
+    }
+    auto n = parse_uint(len);
+    if (!n || *n > p.length) return std::nullopt;
+    p.length = static_cast<unsigned>(*n);
+  }
+  return p;
+}
+
+std::string IpPrefix::str() const { return address.str() + "/" + std::to_string(length); }
 
 }  // namespace rp

@@ -73,6 +73,24 @@ enum class PortType { kIb, kEth, kAuto };
 std::optional<PortType> parse_port_type(std::string_view s);
 std::string_view to_string(PortType t);
 
+// IPv4 or IPv6 address, parsed once from text.
+struct IpAddress {
+  bool v6 = false;
+  std::array<uint8_t, 16> bytes{};
+  static std::optional<IpAddress> parse(std::string_view s);
+  size_t size() const { return v6 ? 16 : 4; }
+  std::string str() const;
+};
+
+// Address with prefix length: "10.77.0.1/24", "fd00::1/64"; without a length, a host
+// (/32, /128). The length is decimal digits only: "fd00::1/0x40" is refused.
+struct IpPrefix {
+  IpAddress address;
+  unsigned length = 0;
+  static std::optional<IpPrefix> parse(std::string_view cidr);
+  std::string str() const;
+};
+
 // ARPHRD values we care about (linux/if_arp.h); others are printed as numbers.
 constexpr int kArphrdEther = 1;
 constexpr int kArphrdInfiniband = 32;

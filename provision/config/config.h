@@ -79,13 +79,13 @@ struct SoftLink {
 };
 
 struct AddressSetting {
-  std::string cidr;  // "10.1.0.17/16" or an IPv6 prefix
+  IpPrefix prefix;  // 10.1.0.17/16 or an IPv6 prefix
   std::string source;
 };
 
 struct RouteSetting {
-  std::string destination;  // "default" or a prefix
-  std::string gateway;
+  std::optional<IpPrefix> destination;  // nullopt: the default route
+  IpAddress gateway;
   std::string source;
 };
 
@@ -94,7 +94,7 @@ struct RouteSetting {
 struct NodeEntry {
   HwKey key;
   std::string name;
-  std::vector<std::string> addresses;
+  std::vector<IpPrefix> addresses;
   std::vector<uint16_t> pkeys;
   std::optional<IpoibMode> mode;
   std::optional<unsigned> mtu;

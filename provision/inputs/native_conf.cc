@@ -210,8 +210,9 @@ struct Parser {
         unknown("name");
     } else if (kind == "address") {
       if (k == "address") {
-        if (auto e = check_cidr(value); !e.empty()) return error(e);
-        cfg.addresses[args[0]].push_back({std::string(value), where});
+        std::optional<IpPrefix> prefix;
+        if (auto e = check_cidr(value, &prefix); !e.empty()) return error(e);
+        cfg.addresses[args[0]].push_back({*prefix, where});
       } else if (k == "route") {
         auto r = parse_route(value, where, diag);
         if (r) cfg.routes[args[0]].push_back(*r);
@@ -244,10 +245,11 @@ struct Parser {
           e.name = std::string(v);
       } else if (k == "address") {
         for (auto a : split_list(v)) {
-          if (auto err = check_cidr(a); !err.empty())
+          std::optional<IpPrefix> prefix;
+          if (auto err = check_cidr(a, &prefix); !err.empty())
             error(err);
           else
-            e.addresses.emplace_back(a);
+            e.addresses.push_back(*prefix);
         }
       } else if (k == "pkeys") {
         for (auto p : split_list(v))

@@ -45,25 +45,21 @@ std::string normalize_module(std::string_view name) {
   return out;
 }
 
-std::string check_cidr(std::string_view s) {
+std::string check_cidr(std::string_view s, std::optional<IpPrefix>* out) {
   auto slash = s.find('/');
   if (slash == std::string_view::npos) {
     return "address " + quote(s) + " has no prefix length (e.g. 10.0.0.5/24)";
   }
-  std::string addr(s.substr(0, slash));
-  auto len = parse_uint(s.substr(slash + 1));
-  unsigned char buf[16];
-  if (inet_pton(AF_INET, addr.c_str(), buf) == 1) {
-    if (!len || *len > 32 || s.substr(slash + 1).find('x') != std::string_view::npos) {
-      return "address " + quote(s) + " has an invalid prefix length (0..32)";
-    }
-    return "";
+  auto addr = IpAddress::parse(s.substr(0, slash));
+  if (!addr) return "address " + quote(s) + " is not an IPv4 or IPv6 address";
+  // The one parser of a prefix (base/types.cc): decimal length, within the family's range.
+  auto prefix = IpPrefix::parse(s);
+  if (!prefix) {
+    return "address " + quote(s) + " has an invalid prefix length (" +
+           (addr->v6 ? "0..128" : "0..32") + ")";
   }
-  if (inet_pton(AF_INET6, addr.c_str(), buf) == 1) {
-    if (!len || *len > 128) return "address " + quote(s) + " has an invalid prefix length (0..128)";
-    return "";
-  }
-  return "address " + quote(s) + " is not an IPv4 or IPv6 address";
+  if (out) *out = prefix;
+  return "";
 }
 
 std::optional<uint16_t> parse_pkey(std::string_view s, const std::string& where, Diagnostics& d) {
@@ -205,19 +201,19 @@ std::optional<RouteSetting> parse_route(std::string_view s, const std::string& w
     d.error(where, "route " + quote(s) + " is not '<default|prefix> via <gateway>'");
     return std::nullopt;
   }
+  std::optional<IpPrefix> destination;
   if (w[0] != "default") {
-    if (auto e = check_cidr(w[0]); !e.empty()) {
+    if (auto e = check_cidr(w[0], &destination); !e.empty()) {
       d.error(where, "route destination: " + e);
       return std::nullopt;
     }
   }
-  unsigned char buf[16];
-  std::string gw(w[2]);
-  if (inet_pton(AF_INET, gw.c_str(), buf) != 1 && inet_pton(AF_INET6, gw.c_str(), buf) != 1) {
-    d.error(where, "route gateway " + quote(gw) + " is not an IPv4 or IPv6 address");
+  auto gw = IpAddress::parse(w[2]);
+  if (!gw) {
+    d.error(where, "route gateway " + quote(w[2]) + " is not an IPv4 or IPv6 address");
     return std::nullopt;
   }
-  return RouteSetting{std::string(w[0]), gw, where};
+  return RouteSetting{destination, *gw, where};
 }
 
 std::string source_file(const std::string& where) {

@@ -27,8 +27,8 @@ std::string normalize_module(std::string_view name);
 // RDMA device names (the kernel allows 63 bytes; we keep to what is safe in sysfs and
 // configfs paths). "" when fine.
 std::string check_rdma_name(std::string_view name);
-// "10.0.0.5/24", "fd00::5/64". "" when fine.
-std::string check_cidr(std::string_view s);
+// "10.0.0.5/24", "fd00::5/64" (a length is required). "" when fine, and *out is set.
+std::string check_cidr(std::string_view s, std::optional<IpPrefix>* out = nullptr);
 
 std::optional<uint16_t> parse_pkey(std::string_view s, const std::string& where, Diagnostics& d);
 std::optional<unsigned> parse_tos(std::string_view s, const std::string& where, Diagnostics& d);

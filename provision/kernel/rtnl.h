@@ -68,23 +68,6 @@ Result<std::vector<uint8_t>> rtnl_pkey_child_request(const PkeyChildSpec& spec, 
 // The error rtnl_add_pkey_child() reports when the kernel refuses with `errnum`.
 Error pkey_child_error(const PkeyChildSpec& spec, int errnum, const std::string& kernel_msg);
 
-// IPv4 or IPv6 address, parsed once from text.
-struct IpAddress {
-  bool v6 = false;
-  std::array<uint8_t, 16> bytes{};
-  static std::optional<IpAddress> parse(std::string_view s);
-  size_t size() const { return v6 ? 16 : 4; }
-  std::string str() const;
-};
-
-// Address with prefix length: "10.77.0.1/24", "fd00::1/64"; without a length, a host.
-struct IpPrefix {
-  IpAddress address;
-  unsigned length = 0;
-  static std::optional<IpPrefix> parse(std::string_view cidr);
-  std::string str() const;
-};
-
 // Adds an address (EEXIST when the interface has it already).
 Status rtnl_add_address(const std::string& ifname, const IpPrefix& address);
 

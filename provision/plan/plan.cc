@@ -11,17 +11,10 @@
 #include <set>
 
 #include "provision/base/strings.h"
+#include "provision/plan/drivers.h"
 
 namespace rp {
 namespace {
-
-// The RDMA driver each NIC driver needs; the NIC driver's own request_module may fail
-// in an initramfs, so the plan loads it explicitly.
-const std::map<std::string, std::string> kRdmaDriverFor = {
-    {"mlx4_core", "mlx4_ib"}, {"mlx5_core", "mlx5_ib"},   {"bnxt_en", "bnxt_re"},
-    {"cxgb4", "iw_cxgb4"},    {"qede", "qedr"},           {"ice", "irdma"},
-    {"i40e", "irdma"},        {"hns3", "hns_roce_hw_v2"}, {"erdma", "erdma"},
-};
 
 bool from_modprobe_d(const std::string& source) {
   return starts_with(source, "/lib/modprobe.d/") || starts_with(source, "/etc/modprobe.d/") ||
@@ -240,8 +233,9 @@ class Builder {
       for (const auto& t : s.type) any_eth |= t && t->value == PortType::kEth;
     for (const auto& f : inv_.pci) {
       for (const auto& m : f.mlx4_ports) any_eth |= normalized_port_type(m.value) == "eth";
-      if (auto it = kRdmaDriverFor.find(f.driver); it != kRdmaDriverFor.end()) {
-        load_module(it->second, "hardware: " + f.address.str() + " is driven by " + f.driver);
+      if (auto rdma = rdma_driver_for(f.driver)) {
+        load_module(std::string(*rdma),
+                    "hardware: " + f.address.str() + " is driven by " + f.driver);
       }
     }
     if ((any_eth || pfc_) &&
@@ -694,9 +688,9 @@ class Builder {
         continue;
       }
       for (const auto& a : list) {
-        Action x{ActionKind::kAddAddress, ifname, "unknown", a.cidr, a.source};
+        Action x{ActionKind::kAddAddress, ifname, "unknown", a.prefix.str(), a.source};
         x.device = ifname;
-        x.value = a.cidr;
+        x.value = a.prefix.str();
         if (!f->netdev) x.waiting_for = ifname;
         need(x, f->producer);
         if (auto u = up_action_.find(ifname); u != up_action_.end()) need(x, u->second);
@@ -705,11 +699,12 @@ class Builder {
       auto routes = cfg_.routes.find(ifname);
       if (routes == cfg_.routes.end()) continue;
       for (const auto& r : routes->second) {
-        Action x{ActionKind::kAddRoute, ifname, "unknown", r.destination + " via " + r.gateway,
+        const std::string dest = r.destination ? r.destination->str() : "default";
+        Action x{ActionKind::kAddRoute, ifname, "unknown", dest + " via " + r.gateway.str(),
                  r.source};
         x.device = ifname;
-        x.value = r.destination;
-        x.extra = r.gateway;
+        x.value = dest;
+        x.extra = r.gateway.str();
         need(x, p_.actions.size() - 1);  // after the interface's addresses
         add(x);
       }

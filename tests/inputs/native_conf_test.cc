@@ -54,8 +54,8 @@ TEST(NativeConf, DocumentedExampleIsValidAndCoversEverySection) {
   EXPECT_EQ(c.pkeys.at({"storage0", 0x10}).name, "stor-p10");
   EXPECT_EQ(c.names.at("storage0").value.str(), "0002:c903:0031:78f2");
   EXPECT_EQ(c.soft_links.at("eth0").name, "rxe0");
-  EXPECT_EQ(c.addresses.at("storage0")[0].cidr, "10.10.0.17/16");
-  EXPECT_EQ(c.routes.at("storage0")[0].gateway, "10.10.0.1");
+  EXPECT_EQ(c.addresses.at("storage0")[0].prefix.str(), "10.10.0.17/16");
+  EXPECT_EQ(c.routes.at("storage0")[0].gateway.str(), "10.10.0.1");
   EXPECT_EQ(c.nodes_by_guid.size(), 2u);
   EXPECT_EQ(c.nodes_by_mac.size(), 1u);
 }

@@ -1,0 +1,25 @@
+#include "provision/plan/drivers.h"
+
+namespace rp {
+
+const std::vector<DriverPair>& rdma_driver_pairs() {
+  // Each RDMA driver binds to its NIC driver in the kernel (drivers/infiniband/hw/*):
+  // mlx4_ib registers with mlx4_core's interface list (mlx4_register_interface); mlx5_ib,
+  // irdma, bnxt_re and mana_ib are auxiliary drivers of their NIC drivers; ocrdma
+  // registers with be2net (be_roce_register_driver).
+  static const std::vector<DriverPair> kPairs = {
+      {"mlx4_core", "mlx4_ib"}, {"mlx5_core", "mlx5_ib"},   {"bnxt_en", "bnxt_re"},
+      {"cxgb4", "iw_cxgb4"},    {"qede", "qedr"},           {"ice", "irdma"},
+      {"i40e", "irdma"},        {"hns3", "hns_roce_hw_v2"}, {"erdma", "erdma"},
+      {"be2net", "ocrdma"},     {"mana", "mana_ib"},
+  };
+  return kPairs;
+}
+
+std::optional<std::string_view> rdma_driver_for(std::string_view nic_driver) {
+  for (const auto& p : rdma_driver_pairs())
+    if (p.nic == nic_driver) return p.rdma;
+  return std::nullopt;
+}
+
+}  // namespace rp

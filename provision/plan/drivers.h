@@ -1,0 +1,24 @@
+// Which RDMA driver a NIC driver needs beside it. The NIC driver's own request_module
+// may fail in an initramfs (the module is not in the image), so the plan loads the RDMA
+// driver explicitly and `image-needs` tells the dracut module to carry it.
+#pragma once
+
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace rp {
+
+struct DriverPair {
+  std::string_view nic, rdma;
+};
+
+// Every pair, in table order (image-needs lists them for generic images).
+const std::vector<DriverPair>& rdma_driver_pairs();
+
+// The RDMA (ib_core) driver for a PCI function driven by `nic_driver`, if it has one:
+// mlx5_core -> mlx5_ib, bnxt_en -> bnxt_re, ... nullopt for drivers that are RDMA drivers
+// themselves (hfi1, efa, ...) or have no RDMA side.
+std::optional<std::string_view> rdma_driver_for(std::string_view nic_driver);
+
+}  // namespace rp
