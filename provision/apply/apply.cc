@@ -3,46 +3,10 @@
 #include <cstdio>
 #include <thread>
 
+#include "provision/apply/registry.h"
+
 namespace rp {
 namespace {
-
-Executor executor_for(ActionKind k) {
-  switch (k) {
-    case ActionKind::kLoadModule:
-      return exec_load_module;
-    case ActionKind::kReloadModule:
-      return exec_reload_module;
-    case ActionKind::kSetPortType:
-      return exec_port_type;
-    case ActionKind::kSetPortMtu:
-      return exec_port_mtu;
-    case ActionKind::kCreateSoftLink:
-      return exec_soft_link;
-    case ActionKind::kRename:
-      return exec_rename;
-    case ActionKind::kSetRoceMode:
-      return exec_roce_mode;
-    case ActionKind::kSetRoceTos:
-      return exec_roce_tos;
-    case ActionKind::kCreatePkeyChild:
-      return exec_pkey_child;
-    case ActionKind::kSetIpoibMode:
-      return exec_ipoib_mode;
-    case ActionKind::kSetMtu:
-      return exec_mtu;
-    case ActionKind::kLinkUp:
-      return exec_link_up;
-    case ActionKind::kAddAddress:
-      return exec_address;
-    case ActionKind::kAddRoute:
-      return exec_route;
-    case ActionKind::kWaitPort:
-      return exec_wait_port;
-    case ActionKind::kWaitLink:
-      return exec_wait_link;
-  }
-  return nullptr;
-}
 
 bool succeeded(const Outcome& o) {
   return o.kind == OutcomeKind::kDone || o.kind == OutcomeKind::kAlready;
@@ -64,8 +28,8 @@ std::string ApplyReport::summary() const {
 }
 
 std::string outcome_line(const Action& a, const Outcome& o) {
-  std::string line = std::string(to_string(o.kind)) + "  " + std::string(to_string(a.kind)) + " " +
-                     a.object + ": " + a.current + " -> " + a.wanted;
+  std::string line = std::string(to_string(o.kind)) + "  " + std::string(to_string(a.kind())) +
+                     " " + a.object() + ": " + a.current + " -> " + a.wanted();
   if (o.kind == OutcomeKind::kFailed || o.kind == OutcomeKind::kTimedOut) {
     line += ": " + o.error.str();
     if (!o.detail.empty()) line += "; " + o.detail;
@@ -87,14 +51,14 @@ ApplyReport apply_plan(const Plan& plan, ApplyContext& ctx, ModuleBatch batch) {
     for (size_t d : plan.actions[i].after) {
       if (!succeeded(r.outcomes[d])) {
         return Outcome::skipped("needs action " + std::to_string(d + 1) + " (" +
-                                std::string(to_string(plan.actions[d].kind)) + " " +
-                                plan.actions[d].object + "), which " +
+                                std::string(to_string(plan.actions[d].kind())) + " " +
+                                plan.actions[d].object() + "), which " +
                                 std::string(to_string(r.outcomes[d].kind)));
       }
     }
     if (ctx.deadline.expired()) {
       return Outcome::timed_out(make_error(
-          plan.actions[i].object,
+          plan.actions[i].object(),
           "the deadline of " + std::to_string(plan.timeout_s) + " s passed before it could start"));
     }
     return std::nullopt;
@@ -137,12 +101,13 @@ ApplyReport apply_plan(const Plan& plan, ApplyContext& ctx, ModuleBatch batch) {
       finish(i, *b);
       continue;
     }
-    if (a.kind == ActionKind::kLoadModule && batch) {
+    const ExecutorEntry& exec = executor_for(a.kind());
+    if (exec.batchable && batch) {
       // Every load-module action that can start now goes in one parallel batch.
       std::vector<size_t> idx;
       std::vector<const Action*> acts;
       for (size_t j = i; j < n; ++j) {
-        if (finished[j] || plan.actions[j].kind != ActionKind::kLoadModule) continue;
+        if (finished[j] || plan.actions[j].kind() != a.kind()) continue;
         bool ready = true;
         for (size_t d : plan.actions[j].after) ready &= finished[d] && succeeded(r.outcomes[d]);
         if (!ready) continue;
@@ -153,7 +118,7 @@ ApplyReport apply_plan(const Plan& plan, ApplyContext& ctx, ModuleBatch batch) {
       std::vector<Outcome> outs = batch(ctx, acts);
       for (size_t k = 0; k < idx.size(); ++k) {
         Outcome o =
-            k < outs.size() ? outs[k] : Outcome::failed(make_error(acts[k]->object, "no result"));
+            k < outs.size() ? outs[k] : Outcome::failed(make_error(acts[k]->object(), "no result"));
         if (o.took.count() == 0) {
           o.took = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0);
         }
@@ -162,7 +127,7 @@ ApplyReport apply_plan(const Plan& plan, ApplyContext& ctx, ModuleBatch batch) {
       continue;
     }
     const auto t0 = Clock::now();
-    Outcome o = executor_for(a.kind)(ctx, a);
+    Outcome o = exec.run(ctx, a);
     o.took = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0);
     finish(i, std::move(o));
   }

@@ -18,32 +18,33 @@ struct ApplyContext {
   Log& log;
 };
 
-// One function per action kind (a table of operations, as systemd-networkd has per link
-// kind). Each returns how the action ended; none waits past ctx.deadline.
-using Executor = Outcome (*)(ApplyContext& ctx, const Action& action);
+// One function per action kind, taking that kind's parameters (a table of operations, as
+// systemd-networkd has per link kind; the rows are in apply/registry.cc). Each returns how
+// the action ended; none waits past ctx.deadline. `a` gives the common header
+// (waiting_for, object(), reason).
 
 // sysfs / configfs (apply/mlx4.cc, apply/roce.cc, apply/wait_port.cc)
-Outcome exec_port_type(ApplyContext& ctx, const Action& a);
-Outcome exec_port_mtu(ApplyContext& ctx, const Action& a);
-Outcome exec_roce_mode(ApplyContext& ctx, const Action& a);
-Outcome exec_roce_tos(ApplyContext& ctx, const Action& a);
-Outcome exec_wait_port(ApplyContext& ctx, const Action& a);
+Outcome exec_port_type(ApplyContext& ctx, const Action& a, const SetPortType& p);
+Outcome exec_port_mtu(ApplyContext& ctx, const Action& a, const SetPortMtu& p);
+Outcome exec_roce_mode(ApplyContext& ctx, const Action& a, const SetRoceMode& p);
+Outcome exec_roce_tos(ApplyContext& ctx, const Action& a, const SetRoceTos& p);
+Outcome exec_wait_port(ApplyContext& ctx, const Action& a, const WaitPort& p);
 
 // modules (apply/modules.cc)
-Outcome exec_load_module(ApplyContext& ctx, const Action& a);
-Outcome exec_reload_module(ApplyContext& ctx, const Action& a);
+Outcome exec_load_module(ApplyContext& ctx, const Action& a, const LoadModule& p);
+Outcome exec_reload_module(ApplyContext& ctx, const Action& a, const ReloadModule& p);
 
 // RDMA netlink (apply/soft_link.cc)
-Outcome exec_soft_link(ApplyContext& ctx, const Action& a);
+Outcome exec_soft_link(ApplyContext& ctx, const Action& a, const CreateSoftLink& p);
 
 // route netlink and netdev attributes (apply/links.cc)
-Outcome exec_rename(ApplyContext& ctx, const Action& a);
-Outcome exec_pkey_child(ApplyContext& ctx, const Action& a);
-Outcome exec_ipoib_mode(ApplyContext& ctx, const Action& a);
-Outcome exec_mtu(ApplyContext& ctx, const Action& a);
-Outcome exec_link_up(ApplyContext& ctx, const Action& a);
-Outcome exec_address(ApplyContext& ctx, const Action& a);
-Outcome exec_route(ApplyContext& ctx, const Action& a);
-Outcome exec_wait_link(ApplyContext& ctx, const Action& a);
+Outcome exec_rename(ApplyContext& ctx, const Action& a, const Rename& p);
+Outcome exec_pkey_child(ApplyContext& ctx, const Action& a, const CreatePkeyChild& p);
+Outcome exec_ipoib_mode(ApplyContext& ctx, const Action& a, const SetIpoibMode& p);
+Outcome exec_mtu(ApplyContext& ctx, const Action& a, const SetMtu& p);
+Outcome exec_link_up(ApplyContext& ctx, const Action& a, const LinkUp& p);
+Outcome exec_address(ApplyContext& ctx, const Action& a, const AddAddress& p);
+Outcome exec_route(ApplyContext& ctx, const Action& a, const AddRoute& p);
+Outcome exec_wait_link(ApplyContext& ctx, const Action& a, const WaitLink& p);
 
 }  // namespace rp

@@ -59,8 +59,7 @@ bool is_ipoib_parent(const LinkInfo& l) {
 
 // Whether the link still has the hardware address the plan saw. For IPoIB only the port
 // GUID (the last 8 bytes) is stable; the QPN and subnet prefix change.
-bool same_hardware(const LinkInfo& l, const std::string& planned) {
-  auto want = HwAddress::parse(planned);
+bool same_hardware(const LinkInfo& l, const std::optional<HwAddress>& want) {
   if (!want) return true;  // nothing to compare with
   if (want->len == 20 && l.address.len == 20) {
     return want->ipoib_guid()->value == l.address.ipoib_guid()->value;
@@ -107,15 +106,16 @@ std::string sysfs_net(const std::string& ifname, const char* attr) {
 
 }  // namespace
 
-Outcome exec_rename(ApplyContext& ctx, const Action& a) {
+Outcome exec_rename(ApplyContext& ctx, const Action& a, const Rename& p) {
   if (!ctx.live) return Outcome::skipped(kLiveOnly);
-  const std::string& want = a.value;
+  const std::string& want = p.to;
+  const std::string expected = p.expected ? p.expected->str() : "unknown";
   LinkInfo link;
-  if (a.device.empty()) {
+  if (p.from.empty()) {
     // The IPoIB netdev of a port GUID, which appears when ib_ipoib loads: match the last
     // 8 address bytes, on parents only (P_Key children share the GUID).
-    auto guid = PortGuid::parse(a.extra);
-    if (!guid) return Outcome::failed(make_error(want, "invalid port GUID " + quote(a.extra)));
+    const std::optional<PortGuid> guid = p.guid;
+    if (!guid) return Outcome::failed(make_error(want, "no interface and no port GUID to rename"));
     auto watcher = LinkWatcher::open();
     if (!watcher) return Outcome::failed(watcher.error());
     const auto t0 = Clock::now();
@@ -135,25 +135,25 @@ Outcome exec_rename(ApplyContext& ctx, const Action& a) {
     link = *found;
   } else if (!a.waiting_for.empty()) {
     // Re-registered by an earlier action (an mlx4 port-type change): back under its name.
-    if (auto o = find_link(ctx, a, a.device, link)) return *o;
-    if (!same_hardware(link, a.extra)) {
-      return Outcome::failed(make_error(a.device, "came back with address " + link.address.str() +
-                                                      ", the plan expected " + a.extra +
-                                                      "; not renamed to " + want));
+    if (auto o = find_link(ctx, a, p.from, link)) return *o;
+    if (!same_hardware(link, p.expected)) {
+      return Outcome::failed(make_error(p.from, "came back with address " + link.address.str() +
+                                                    ", the plan expected " + expected +
+                                                    "; not renamed to " + want));
     }
   } else {
-    auto found = rtnl_get_link(a.device);
+    auto found = rtnl_get_link(p.from);
     if (!found && found.error().errnum == ENODEV) {
       // Renamed already (a second run, or udev got there first)?
       auto wanted = rtnl_get_link(want);
-      if (wanted && same_hardware(*wanted, a.extra)) return Outcome::already();
+      if (wanted && same_hardware(*wanted, p.expected)) return Outcome::already();
     }
     if (!found) return Outcome::failed(found.error());
     link = *found;
-    if (!same_hardware(link, a.extra)) {
+    if (!same_hardware(link, p.expected)) {
       return Outcome::failed(
-          make_error(a.device, "has address " + link.address.str() + ", the plan expected " +
-                                   a.extra + "; not renamed to " + want),
+          make_error(p.from, "has address " + link.address.str() + ", the plan expected " +
+                                 expected + "; not renamed to " + want),
           "the interfaces changed after planning; plan again");
     }
   }
@@ -161,29 +161,31 @@ Outcome exec_rename(ApplyContext& ctx, const Action& a) {
   return rename(ctx, link, want);
 }
 
-Outcome exec_pkey_child(ApplyContext& ctx, const Action& a) {
+Outcome exec_pkey_child(ApplyContext& ctx, const Action& a, const CreatePkeyChild& p) {
   if (!ctx.live) return Outcome::skipped(kLiveOnly);
   PkeyChildSpec spec;
-  spec.parent = a.device;
-  spec.name = a.value;
-  spec.pkey = static_cast<uint16_t>(a.port);
-  if (a.extra == "connected") spec.mode = IpoibLinkMode::kConnected;
-  if (a.extra == "datagram") spec.mode = IpoibLinkMode::kDatagram;
-  const std::string what = "P_Key 0x" + hex(spec.pkey, 4) + " on " + a.device;
-  LinkInfo parent;
-  if (auto o = find_link(ctx, a, a.device, parent)) return *o;
-  if (parent.type != kArphrdInfiniband) {
-    return Outcome::failed(make_error(a.device, "is not an IPoIB interface (type " +
-                                                    arphrd_name(parent.type) +
-                                                    "); no P_Key child " + a.value));
+  spec.parent = p.parent;
+  spec.name = p.name;
+  spec.pkey = p.pkey;
+  if (p.mode) {
+    spec.mode =
+        *p.mode == IpoibMode::kConnected ? IpoibLinkMode::kConnected : IpoibLinkMode::kDatagram;
   }
-  if (auto existing = rtnl_get_link(a.value)) {
-    auto pkey = ctx.files.read(sysfs_net(a.value, "pkey"));
+  const std::string what = "P_Key 0x" + hex(spec.pkey, 4) + " on " + p.parent;
+  LinkInfo parent;
+  if (auto o = find_link(ctx, a, p.parent, parent)) return *o;
+  if (parent.type != kArphrdInfiniband) {
+    return Outcome::failed(make_error(p.parent, "is not an IPoIB interface (type " +
+                                                    arphrd_name(parent.type) +
+                                                    "); no P_Key child " + p.name));
+  }
+  if (auto existing = rtnl_get_link(p.name)) {
+    auto pkey = ctx.files.read(sysfs_net(p.name, "pkey"));
     auto value = pkey ? parse_hex(trim(*pkey)) : std::nullopt;
     if (existing->iflink == parent.ifindex && value == spec.pkey) return Outcome::already(what);
     return Outcome::failed(
-        make_error(a.value, "exists, but is not the child with " + what + " (P_Key " +
-                                (pkey ? std::string(trim(*pkey)) : "unknown") + ")"),
+        make_error(p.name, "exists, but is not the child with " + what + " (P_Key " +
+                               (pkey ? std::string(trim(*pkey)) : "unknown") + ")"),
         "give the P_Key child another name");
   }
   auto st = rtnl_add_pkey_child(spec);
@@ -193,15 +195,12 @@ Outcome exec_pkey_child(ApplyContext& ctx, const Action& a) {
         spec.mode == IpoibLinkMode::kConnected && (e == EINVAL || e == EOPNOTSUPP);
     return Outcome::failed(st.error(), mode_refused ? kDatagramOnly : "");
   }
-  return Outcome::done(what + (a.extra.empty() ? "" : ", " + a.extra + " mode"));
+  return Outcome::done(what + (p.mode ? ", " + std::string(to_string(*p.mode)) + " mode" : ""));
 }
 
-Outcome exec_ipoib_mode(ApplyContext& ctx, const Action& a) {
-  const std::string path = sysfs_net(a.device, "mode");
-  const std::string& want = a.value;
-  if (want != "datagram" && want != "connected") {
-    return Outcome::failed(make_error(a.device, "invalid IPoIB mode " + quote(want)));
-  }
+Outcome exec_ipoib_mode(ApplyContext& ctx, const Action& a, const SetIpoibMode& p) {
+  const std::string path = sysfs_net(p.ifname, "mode");
+  const std::string want(to_string(p.mode));
   auto write_mode = [&]() -> Status { return ctx.files.write(path, want + "\n"); };
   auto hint = [&](int errnum) -> std::string {
     return want == "connected" && (errnum == EINVAL || errnum == EOPNOTSUPP) ? kDatagramOnly : "";
@@ -214,7 +213,7 @@ Outcome exec_ipoib_mode(ApplyContext& ctx, const Action& a) {
     return Outcome::done((cur ? std::string(trim(*cur)) : "unknown") + " -> " + want);
   }
   LinkInfo link;
-  if (auto o = find_link(ctx, a, a.device, link)) return *o;
+  if (auto o = find_link(ctx, a, p.ifname, link)) return *o;
   auto cur = ctx.files.read(path);
   if (cur && trim(*cur) == want) return Outcome::already(want);
   // The mode changes while the link is down (DOMAIN.md); then the plan sets the MTU.
@@ -230,16 +229,13 @@ Outcome exec_ipoib_mode(ApplyContext& ctx, const Action& a) {
                        (link.admin_up ? " (taken down and brought back up)" : ""));
 }
 
-Outcome exec_mtu(ApplyContext& ctx, const Action& a) {
+Outcome exec_mtu(ApplyContext& ctx, const Action& a, const SetMtu& p) {
   if (!ctx.live) return Outcome::skipped(kLiveOnly);
-  auto mtu = parse_uint(a.value);
-  if (!mtu || *mtu == 0 || *mtu > 0xffffffffu) {
-    return Outcome::failed(make_error(a.device, "invalid MTU " + quote(a.value)));
-  }
-  const auto want = static_cast<unsigned>(*mtu);
+  const unsigned want = p.mtu;
+  const std::string shown = std::to_string(want);
   LinkInfo link;
-  if (auto o = find_link(ctx, a, a.device, link)) return *o;
-  if (link.mtu == want) return Outcome::already("MTU " + a.value);
+  if (auto o = find_link(ctx, a, p.ifname, link)) return *o;
+  if (link.mtu == want) return Outcome::already("MTU " + shown);
   if (auto st = rtnl_set_mtu(link.name, want); !st) {
     std::string hint;
     if (st.error().errnum == EINVAL && link.type == kArphrdInfiniband) {
@@ -253,51 +249,37 @@ Outcome exec_mtu(ApplyContext& ctx, const Action& a) {
   }
   auto after = rtnl_get_link(link.name);
   if (after && after->mtu != want) {
-    return Outcome::failed(make_error(
-        link.name, "MTU is " + std::to_string(after->mtu) + " after setting " + a.value));
+    return Outcome::failed(
+        make_error(link.name, "MTU is " + std::to_string(after->mtu) + " after setting " + shown));
   }
-  return Outcome::done(std::to_string(link.mtu) + " -> " + a.value);
+  return Outcome::done(std::to_string(link.mtu) + " -> " + shown);
 }
 
-Outcome exec_link_up(ApplyContext& ctx, const Action& a) {
+Outcome exec_link_up(ApplyContext& ctx, const Action& a, const LinkUp& p) {
   if (!ctx.live) return Outcome::skipped(kLiveOnly);
   LinkInfo link;
-  if (auto o = find_link(ctx, a, a.device, link)) return *o;
+  if (auto o = find_link(ctx, a, p.ifname, link)) return *o;
   if (link.admin_up) return Outcome::already("up");
   if (auto st = rtnl_set_link_up(link.name, true); !st) return Outcome::failed(st.error());
   return Outcome::done("up");
 }
 
-Outcome exec_address(ApplyContext& ctx, const Action& a) {
+Outcome exec_address(ApplyContext& ctx, const Action& a, const AddAddress& p) {
   if (!ctx.live) return Outcome::skipped(kLiveOnly);
-  auto prefix = IpPrefix::parse(a.value);
-  if (!prefix) return Outcome::failed(make_error(a.device, "invalid address " + quote(a.value)));
   LinkInfo link;
-  if (auto o = find_link(ctx, a, a.device, link)) return *o;
-  auto st = rtnl_add_address(link.name, *prefix);
-  if (!st && st.error().errnum == EEXIST) return Outcome::already(prefix->str());
+  if (auto o = find_link(ctx, a, p.ifname, link)) return *o;
+  auto st = rtnl_add_address(link.name, p.prefix);
+  if (!st && st.error().errnum == EEXIST) return Outcome::already(p.prefix.str());
   if (!st) return Outcome::failed(st.error());
-  return Outcome::done(prefix->str());
+  return Outcome::done(p.prefix.str());
 }
 
-Outcome exec_route(ApplyContext& ctx, const Action& a) {
+Outcome exec_route(ApplyContext& ctx, const Action& a, const AddRoute& p) {
   if (!ctx.live) return Outcome::skipped(kLiveOnly);
-  std::optional<IpPrefix> destination;
-  if (a.value != "default") {
-    destination = IpPrefix::parse(a.value);
-    if (!destination) {
-      return Outcome::failed(make_error(a.device, "invalid route destination " + quote(a.value)));
-    }
-  }
-  std::optional<IpAddress> gateway;
-  if (!a.extra.empty()) {
-    gateway = IpAddress::parse(a.extra);
-    if (!gateway) return Outcome::failed(make_error(a.device, "invalid gateway " + quote(a.extra)));
-  }
   LinkInfo link;
-  if (auto o = find_link(ctx, a, a.device, link)) return *o;
-  const std::string shown = a.value + (gateway ? " via " + gateway->str() : "");
-  auto st = rtnl_add_route(link.name, destination, gateway);
+  if (auto o = find_link(ctx, a, p.ifname, link)) return *o;
+  const std::string shown = p.shown();
+  auto st = rtnl_add_route(link.name, p.destination, p.gateway);
   if (!st && st.error().errnum == EEXIST) return Outcome::already(shown);
   if (!st) {
     const int e = st.error().errnum;
@@ -310,12 +292,12 @@ Outcome exec_route(ApplyContext& ctx, const Action& a) {
   return Outcome::done(shown);
 }
 
-Outcome exec_wait_link(ApplyContext& ctx, const Action& a) {
+Outcome exec_wait_link(ApplyContext& ctx, const Action&, const WaitLink& p) {
   if (!ctx.live) return Outcome::skipped(kLiveOnly);
   auto watcher = LinkWatcher::open();
   if (!watcher) return Outcome::failed(watcher.error());
   LinkWatcher& w = watcher.value();
-  const std::string& name = a.device;
+  const std::string& name = p.ifname;
   if (auto now = w.find(name); now && now->carrier) return Outcome::already("carrier");
   const auto t0 = Clock::now();
   auto link = w.wait_for(LinkWatcher::has_carrier(name), ctx.deadline.end());

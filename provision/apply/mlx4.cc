@@ -196,7 +196,9 @@ Reregistration wait_reregistration(ApplyContext& ctx, const std::string& bdf, un
 // card. `shown_ok` says whether a read value is the wanted one; `hint` explains a refusal.
 struct Mlx4Write {
   std::string path;
-  std::string value;      // without the newline
+  std::string value;   // without the newline
+  std::string device;  // the PCI address
+  unsigned port = 1;
   std::string wanted_ll;  // the port's link layer once done ("" when unchanged/unknown)
   std::function<bool(const std::string&)> shown_ok;
   std::function<std::string(int errnum)> hint;
@@ -213,7 +215,7 @@ const char kSriovHint[] =
     "options (mlx4_core port_type_array)";
 
 Outcome write_mlx4(ApplyContext& ctx, const Action& a, const Mlx4Write& w) {
-  const std::string base = pci_dir(a.device);
+  const std::string base = pci_dir(w.device);
   const Deadline bound = ctx.deadline.sooner(kSwitchBound);
 
   if (!ctx.files.exists(w.path) && !a.waiting_for.empty()) {
@@ -227,7 +229,7 @@ Outcome write_mlx4(ApplyContext& ctx, const Action& a, const Mlx4Write& w) {
       e = make_error(w.path, "does not exist");
       return ctx.deadline.expired() && !a.waiting_for.empty()
                  ? Outcome::timed_out(e)
-                 : Outcome::failed(e, a.device + " is gone or not driven by mlx4_core");
+                 : Outcome::failed(e, w.device + " is gone or not driven by mlx4_core");
     }
     return Outcome::failed(e);
   }
@@ -258,7 +260,7 @@ Outcome write_mlx4(ApplyContext& ctx, const Action& a, const Mlx4Write& w) {
   };
   auto attempt = [&]() -> bool {
     if (accepted) return read_back();
-    before = look_at_card(ctx, a.device, a.port);
+    before = look_at_card(ctx, w.device, w.port);
     ++writes;
     Status st = ctx.files.write(w.path, w.value + "\n");
     if (st) {
@@ -274,7 +276,7 @@ Outcome write_mlx4(ApplyContext& ctx, const Action& a, const Mlx4Write& w) {
         return true;
       case ErrClass::kGone:
         verdict = Outcome::failed(
-            last, a.device + " is gone (hot-unplugged, or mlx4_core was unbound from it)");
+            last, w.device + " is gone (hot-unplugged, or mlx4_core was unbound from it)");
         return true;
       case ErrClass::kBusy:
         ctx.log.debug(last.str() + ": retrying");
@@ -285,7 +287,7 @@ Outcome write_mlx4(ApplyContext& ctx, const Action& a, const Mlx4Write& w) {
           return true;
         }
         // Retried while the card is settling, and once more after it has settled.
-        const bool settling = writes > kRefusedGrace && card_settling(ctx, a.device);
+        const bool settling = writes > kRefusedGrace && card_settling(ctx, w.device);
         if (writes <= kRefusedGrace || settling || was_settling) {
           was_settling = settling;
           ctx.log.debug(last.str() + ": the card may still be switching, retrying");
@@ -324,7 +326,7 @@ Outcome write_mlx4(ApplyContext& ctx, const Action& a, const Mlx4Write& w) {
   } else if (before.ibdevs.empty() && before.netdevs.empty()) {
     rereg = "no RDMA device or netdev of the card to wait for";
   } else {
-    Reregistration r = wait_reregistration(ctx, a.device, a.port, before, w.wanted_ll);
+    Reregistration r = wait_reregistration(ctx, w.device, w.port, before, w.wanted_ll);
     if (r.vanished) {
       return Outcome::failed(make_error(base, "vanished after writing " + shown + " to " + w.path),
                              "the device disappeared instead of re-registering (hot-unplug or "
@@ -338,30 +340,28 @@ Outcome write_mlx4(ApplyContext& ctx, const Action& a, const Mlx4Write& w) {
 
 }  // namespace
 
-Outcome exec_port_type(ApplyContext& ctx, const Action& a) {
-  const std::string path = pci_dir(a.device) + "/mlx4_port" + std::to_string(a.port);
-  auto want = parse_port_type(a.value);
-  if (!want || (a.port != 1 && a.port != 2)) {
-    return Outcome::failed(make_error(
-        path, "invalid port type " + quote(a.value) + " for port " + std::to_string(a.port)));
-  }
+Outcome exec_port_type(ApplyContext& ctx, const Action& a, const SetPortType& p) {
+  const std::string value(to_string(p.type));
   Mlx4Write w;
-  w.path = path;
-  w.value = a.value;
-  w.wanted_ll = *want == PortType::kAuto ? "" : link_layer_of(a.value);
-  w.shown_ok = [want](const std::string& s) { return type_matches(s, *want); };
+  w.device = p.pci.str();
+  w.port = p.port;
+  w.path = pci_dir(w.device) + "/mlx4_port" + std::to_string(p.port);
+  w.value = value;
+  w.wanted_ll = p.type == PortType::kAuto ? "" : link_layer_of(value);
+  const PortType want = p.type;
+  w.shown_ok = [want](const std::string& s) { return type_matches(s, want); };
   w.reregisters = [](const std::string& before, const std::string& after) {
     return link_layer_of(before) != link_layer_of(after);
   };
-  w.hint = [&a, want](int errnum) -> std::string {
-    const std::string port = std::to_string(a.port);
+  w.hint = [p, value](int errnum) -> std::string {
+    const std::string port = std::to_string(p.port);
     switch (errnum) {
       case EOPNOTSUPP:
       case EINVAL:
-        if (*want == PortType::kAuto) {
+        if (p.type == PortType::kAuto) {
           return "the HCA cannot sense the port type (auto) on port " + port + "; set ib or eth";
         }
-        return "the HCA does not support " + a.value + " on port " + port +
+        return "the HCA does not support " + value + " on port " + port +
                ", or both ports must be the same type on this HCA";
       case EIO:
         return "the firmware failed to change the port type (see the mlx4_core lines in dmesg)";
@@ -375,29 +375,24 @@ Outcome exec_port_type(ApplyContext& ctx, const Action& a) {
   return write_mlx4(ctx, a, w);
 }
 
-Outcome exec_port_mtu(ApplyContext& ctx, const Action& a) {
-  const std::string base = pci_dir(a.device);
-  const std::string path = base + "/mlx4_port" + std::to_string(a.port) + "_mtu";
-  auto bytes = parse_uint(a.value);
-  if (!bytes ||
-      (*bytes != 256 && *bytes != 512 && *bytes != 1024 && *bytes != 2048 && *bytes != 4096)) {
-    return Outcome::failed(make_error(path, "invalid IB MTU " + quote(a.value)),
-                           "the IB MTU is one of 256, 512, 1024, 2048, 4096");
-  }
+Outcome exec_port_mtu(ApplyContext& ctx, const Action& a, const SetPortMtu& p) {
+  const std::string base = pci_dir(p.pci.str());
   Mlx4Write w;
-  w.path = path;
-  w.value = std::to_string(*bytes);
+  w.device = p.pci.str();
+  w.port = p.port;
+  w.path = base + "/mlx4_port" + std::to_string(p.port) + "_mtu";
+  w.value = std::to_string(p.mtu);
   w.shown_ok = [want = w.value](const std::string& s) { return s == want; };
-  auto ethernet = [&ctx, &a, base] {
-    auto type = ctx.files.read(base + "/mlx4_port" + std::to_string(a.port));
+  auto ethernet = [&ctx, p, base] {
+    auto type = ctx.files.read(base + "/mlx4_port" + std::to_string(p.port));
     return type && link_layer_of(*type) == "Ethernet";
   };
   w.refusal_is_final = [ethernet](int errnum) { return errnum == EINVAL && ethernet(); };
-  w.hint = [&a, ethernet](int errnum) -> std::string {
-    const std::string port = std::to_string(a.port);
+  w.hint = [p, ethernet](int errnum) -> std::string {
+    const std::string port = std::to_string(p.port);
     if (errnum == EINVAL) {
       if (ethernet()) {
-        return "port " + port + " of " + a.device +
+        return "port " + port + " of " + p.pci.str() +
                " is an Ethernet port: the kernel sets a port MTU on InfiniBand ports only";
       }
       return "the IB MTU is one of 256, 512, 1024, 2048, 4096";

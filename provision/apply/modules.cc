@@ -32,7 +32,19 @@ std::string normalized(std::string s) {
   return s;
 }
 
-std::string action_name(const Action& a) { return std::string(to_string(a.kind)) + " " + a.object; }
+std::string action_name(const Action& a) {
+  return std::string(to_string(a.kind())) + " " + a.object();
+}
+
+// The module a load-module or reload-module action asks for, and the options it gives.
+struct ModuleWanted {
+  std::string module, options;
+};
+ModuleWanted wanted_of(const Action& a) {
+  if (const auto* l = std::get_if<LoadModule>(&a.params)) return {l->module, l->all_options()};
+  const auto& r = a.get<ReloadModule>();
+  return {r.module, r.pfc.str()};
+}
 
 bool loaded(const ModuleLoadReport& r) {
   return r.status != LoadStatus::kFailed && r.status != LoadStatus::kTimedOut;
@@ -256,7 +268,8 @@ std::vector<Outcome> run_batch(ApplyContext& ctx, const std::vector<Request>& re
   for (size_t i = 0; i < reqs.size(); ++i) {
     const Action& a = *reqs[i].action;
     ActionPlan& p = plans[i];
-    const std::string name = a.value.empty() ? a.object : a.value;
+    const ModuleWanted want = wanted_of(a);
+    const std::string& name = want.module;
     if (name.empty()) {
       p.early = Outcome::failed(make_error(action_name(a), "no module named"));
       continue;
@@ -282,7 +295,7 @@ std::vector<Outcome> run_batch(ApplyContext& ctx, const std::vector<Request>& re
     for (const auto& m : r->modules) {
       if (auto it = job_of.find(m); it != job_of.end()) {
         const Job& j = jobs[it->second];
-        if (j.options != a.extra || j.remove_first != reqs[i].remove_first) {
+        if (j.options != want.options || j.remove_first != reqs[i].remove_first) {
           p.early = Outcome::failed(
               make_error(action_name(a), "module " + m + " is also asked for by " + j.asked_by +
                                              " with other options ('" + j.options +
@@ -294,7 +307,7 @@ std::vector<Outcome> run_batch(ApplyContext& ctx, const std::vector<Request>& re
       }
       Job j;
       j.module = m;
-      j.options = a.extra;
+      j.options = want.options;
       j.remove_first = reqs[i].remove_first;
       j.asked_by = action_name(a);
       job_of[m] = jobs.size();
@@ -463,7 +476,8 @@ Outcome load_module(ApplyContext& ctx, const Action& a, const ModuleLoading& how
 
 Outcome reload_module(ApplyContext& ctx, const Action& a, const ModuleLoading& how) {
   if (!how.loader.dry_run && !ctx.live) return Outcome::skipped(kLiveOnly);
-  const std::string module = normalized(a.value.empty() ? a.object : a.value);
+  const ModuleWanted want = wanted_of(a);
+  const std::string module = normalized(want.module);
   const std::string sys = "/sys/module/" + module;
 
   ModuleLoaderOptions look = how.loader;
@@ -474,7 +488,7 @@ Outcome reload_module(ApplyContext& ctx, const Action& a, const ModuleLoading& h
   if (st == ModuleState::kBuiltin) {
     return Outcome::failed(
         make_error("", "module " + module + " is built into the kernel; its parameters (" +
-                           a.extra + ") can be set only on the kernel command line"),
+                           want.options + ") can be set only on the kernel command line"),
         "add " + module + ".<param>=<value> to the kernel command line");
   }
   const bool is_loaded = st != ModuleState::kNotLoaded;
@@ -490,10 +504,11 @@ Outcome reload_module(ApplyContext& ctx, const Action& a, const ModuleLoading& h
     if (users > 0 || !holders.empty()) {
       std::string who = "refcnt " + (users >= 0 ? std::to_string(users) : std::string("?"));
       if (!holders.empty()) who += ", used by " + join(holders, ", ");
-      return Outcome::failed(make_error(sys + "/refcnt", "module " + module + " is in use (" + who +
-                                                             "): not reloaded with " + a.extra),
-                             "stop what uses it first, or put 'options " + module + " " + a.extra +
-                                 "' in /etc/modprobe.d and reboot");
+      return Outcome::failed(
+          make_error(sys + "/refcnt", "module " + module + " is in use (" + who +
+                                          "): not reloaded with " + want.options),
+          "stop what uses it first, or put 'options " + module + " " + want.options +
+              "' in /etc/modprobe.d and reboot");
     }
   }
 
@@ -509,10 +524,10 @@ Outcome reload_module(ApplyContext& ctx, const Action& a, const ModuleLoading& h
 
   // Parameters are read-only once loaded: read each one back from sysfs.
   std::vector<std::string> checked;
-  for (auto token : split_ws(a.extra)) {
+  for (auto token : split_ws(want.options)) {
     const auto eq = token.find('=');
     if (eq == std::string_view::npos) continue;
-    const std::string key(token.substr(0, eq)), want(token.substr(eq + 1));
+    const std::string key(token.substr(0, eq)), value(token.substr(eq + 1));
     const std::string path = sys + "/parameters/" + key;
     auto got = ctx.files.read(path);
     if (!got) {
@@ -521,10 +536,10 @@ Outcome reload_module(ApplyContext& ctx, const Action& a, const ModuleLoading& h
       return Outcome::failed(e);
     }
     const std::string have(trim(*got));
-    const auto w = parse_uint(want), h = parse_uint(have);
-    if ((w && h) ? *w != *h : have != want) {
+    const auto w = parse_uint(value), h = parse_uint(have);
+    if ((w && h) ? *w != *h : have != value) {
       return Outcome::failed(
-          make_error(path, "reads " + have + " after loading " + module + ", wanted " + want),
+          make_error(path, "reads " + have + " after loading " + module + ", wanted " + value),
           "the kernel ignores or resets values it does not accept (pfctx/pfcrx above 0xff "
           "become 0); check dmesg");
     }
@@ -534,12 +549,12 @@ Outcome reload_module(ApplyContext& ctx, const Action& a, const ModuleLoading& h
   return o;
 }
 
-Outcome exec_load_module(ApplyContext& ctx, const Action& a) {
+Outcome exec_load_module(ApplyContext& ctx, const Action& a, const LoadModule&) {
   if (!ctx.live) return Outcome::skipped(kLiveOnly);
   return load_module(ctx, a, ModuleLoading{});
 }
 
-Outcome exec_reload_module(ApplyContext& ctx, const Action& a) {
+Outcome exec_reload_module(ApplyContext& ctx, const Action& a, const ReloadModule&) {
   if (!ctx.live) return Outcome::skipped(kLiveOnly);
   return reload_module(ctx, a, ModuleLoading{});
 }

@@ -42,7 +42,10 @@ std::optional<Outcome> ensure_rdma_cm(ApplyContext& ctx) {
 // What one RoCE default is: the file under ports/<n>/, how to compare a read value with
 // the wanted one, and what a refusal means.
 struct CmValue {
-  std::string file;  // default_roce_mode | default_roce_tos
+  std::string device;
+  unsigned port;
+  std::string value;  // as written: "RoCE v2", "106"
+  std::string file;   // default_roce_mode | default_roce_tos
   std::function<bool(const std::string& shown)> matches;
   std::function<std::string(int errnum)> hint;
 };
@@ -52,7 +55,7 @@ struct CmValue {
 // value stays in the kernel's cma device.
 Outcome set_cm_value(ApplyContext& ctx, const Action& a, const CmValue& v) {
   if (auto failure = ensure_rdma_cm(ctx)) return *failure;
-  const std::string dir = std::string(kRdmaCm) + "/" + a.device;
+  const std::string dir = std::string(kRdmaCm) + "/" + v.device;
   bool created = false;
   if (!ctx.files.exists(dir)) {
     Status st = ctx.files.make_dir(dir);
@@ -60,7 +63,7 @@ Outcome set_cm_value(ApplyContext& ctx, const Action& a, const CmValue& v) {
       // ENODEV: not (yet) an RDMA device of that name. Poll for it (no event for that
       // here), then try again.
       ctx.log.info(dir + ": waiting for " + a.waiting_for);
-      const std::string cls = "/sys/class/infiniband/" + a.device;
+      const std::string cls = "/sys/class/infiniband/" + v.device;
       bool ended = wait_backoff(ctx.deadline, [&] {
         if (!ctx.files.exists(cls)) return false;
         st = ctx.files.make_dir(dir);
@@ -68,14 +71,14 @@ Outcome set_cm_value(ApplyContext& ctx, const Action& a, const CmValue& v) {
       });
       if (!ended) {
         Outcome o =
-            Outcome::timed_out(make_error(dir, "RDMA device " + a.device + " did not appear"));
+            Outcome::timed_out(make_error(dir, "RDMA device " + v.device + " did not appear"));
         o.detail = "waited for " + a.waiting_for;
         return o;
       }
     }
     if (!st) {
       if (st.error().errnum == ENODEV) {
-        return Outcome::failed(st.error(), a.device +
+        return Outcome::failed(st.error(), v.device +
                                                " is not a current RDMA device name (renamed, or "
                                                "its driver is not loaded)");
       }
@@ -85,23 +88,23 @@ Outcome set_cm_value(ApplyContext& ctx, const Action& a, const CmValue& v) {
   }
 
   auto body = [&]() -> Outcome {
-    const std::string port_dir = dir + "/ports/" + std::to_string(a.port);
+    const std::string port_dir = dir + "/ports/" + std::to_string(v.port);
     if (!ctx.files.exists(port_dir)) {
       return Outcome::failed(
           make_error(port_dir, "does not exist"),
-          "port " + std::to_string(a.port) + " of " + a.device + " does not exist");
+          "port " + std::to_string(v.port) + " of " + v.device + " does not exist");
     }
     const std::string path = port_dir + "/" + v.file;
     auto cur = ctx.files.read(path);
     if (!cur) return Outcome::failed(cur.error());
     if (v.matches(*cur)) return Outcome::already("reads " + quote(*cur));
-    Status st = ctx.files.write(path, a.value + "\n");
+    Status st = ctx.files.write(path, v.value + "\n");
     if (!st) return Outcome::failed(st.error(), v.hint(st.error().errnum));
     auto back = ctx.files.read(path);
     if (!back) return Outcome::failed(back.error());
     if (!v.matches(*back)) {
       return Outcome::failed(
-          make_error(path, "reads back " + quote(*back) + " after writing " + quote(a.value)));
+          make_error(path, "reads back " + quote(*back) + " after writing " + quote(v.value)));
     }
     return Outcome::done();
   };
@@ -119,26 +122,22 @@ Outcome set_cm_value(ApplyContext& ctx, const Action& a, const CmValue& v) {
 
 }  // namespace
 
-Outcome exec_roce_mode(ApplyContext& ctx, const Action& a) {
-  CmValue v;
-  v.file = "default_roce_mode";
-  v.matches = [&a](const std::string& shown) { return trim(shown) == a.value; };
-  v.hint = [&a](int errnum) -> std::string {
+Outcome exec_roce_mode(ApplyContext& ctx, const Action& a, const SetRoceMode& p) {
+  const std::string want(configfs_value(p.mode));
+  CmValue v{p.device, p.port, want, "default_roce_mode", nullptr, nullptr};
+  v.matches = [want](const std::string& shown) { return trim(shown) == want; };
+  v.hint = [p, want](int errnum) -> std::string {
     if (errnum != EINVAL) return "";
-    if (a.value != "RoCE v2" && a.value != "IB/RoCE v1") {
-      return "the mode is 'RoCE v2' or 'IB/RoCE v1'";
-    }
-    return "port " + std::to_string(a.port) + " of " + a.device + " does not support " + a.value +
+    return "port " + std::to_string(p.port) + " of " + p.device + " does not support " + want +
            " (Soft-RoCE supports only RoCE v2)";
   };
   return set_cm_value(ctx, a, v);
 }
 
-Outcome exec_roce_tos(ApplyContext& ctx, const Action& a) {
-  CmValue v;
-  v.file = "default_roce_tos";
-  const auto want = parse_uint(a.value);
-  v.matches = [want](const std::string& shown) { return want && parse_uint(trim(shown)) == want; };
+Outcome exec_roce_tos(ApplyContext& ctx, const Action& a, const SetRoceTos& p) {
+  CmValue v{p.device, p.port, std::to_string(p.tos), "default_roce_tos", nullptr, nullptr};
+  const uint64_t want = p.tos;
+  v.matches = [want](const std::string& shown) { return parse_uint(trim(shown)) == want; };
   v.hint = [](int errnum) -> std::string {
     return errnum == ERANGE || errnum == EINVAL ? "the ToS is a number from 0 to 255" : "";
   };

@@ -45,9 +45,9 @@ std::string hint_for(ApplyContext& ctx, const SoftLinkRequest& req, int errnum) 
 
 }  // namespace
 
-Outcome exec_soft_link(ApplyContext& ctx, const Action& a) {
+Outcome exec_soft_link(ApplyContext& ctx, const Action& a, const CreateSoftLink& p) {
   if (!ctx.live) return Outcome::skipped(kLiveOnly);
-  const SoftLinkRequest req{a.extra, a.value, a.device};
+  const SoftLinkRequest req{std::string(to_string(p.kind)), p.name, p.netdev};
   const std::string what = req.type + " device " + req.name + " on " + req.netdev;
   const std::string dir = ib_dir(req.name);
   if (ctx.files.exists(dir)) {

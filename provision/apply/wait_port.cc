@@ -19,7 +19,7 @@ std::string seconds_text(Clock::duration d) {
 }
 
 // Why a port is not ACTIVE, in the words an administrator needs.
-std::string why_not_active(ApplyContext& ctx, const Action& a, std::optional<PortState> state,
+std::string why_not_active(ApplyContext& ctx, const WaitPort& a, std::optional<PortState> state,
                            const std::string& port_dir) {
   const std::string name = "port " + std::to_string(a.port) + " of " + a.device;
   if (!state) {
@@ -48,7 +48,7 @@ std::string why_not_active(ApplyContext& ctx, const Action& a, std::optional<Por
 
 }  // namespace
 
-Outcome exec_wait_port(ApplyContext& ctx, const Action& a) {
+Outcome exec_wait_port(ApplyContext& ctx, const Action&, const WaitPort& a) {
   const std::string port_dir =
       "/sys/class/infiniband/" + a.device + "/ports/" + std::to_string(a.port);
   const auto start = Clock::now();

@@ -29,6 +29,11 @@ std::string_view configfs_value(RoceMode m) {
 }
 
 std::string_view to_string(SoftKind k) { return k == SoftKind::kRxe ? "rxe" : "siw"; }
+std::string_view module_of(SoftKind k) { return k == SoftKind::kRxe ? "rdma_rxe" : "siw"; }
+
+std::string PkeyChild::child_name() const {
+  return name.empty() ? parent + "." + hex(full_pkey(), 4) : name;
+}
 
 std::optional<HwKey> HwKey::parse(std::string_view s) {
   if (auto g = PortGuid::parse(s)) return of_guid(*g);

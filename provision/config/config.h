@@ -34,6 +34,7 @@ std::string_view configfs_value(RoceMode m);                  // "IB/RoCE v1" | 
 
 enum class SoftKind { kRxe, kSiw };
 std::string_view to_string(SoftKind k);  // "rxe" | "siw"
+std::string_view module_of(SoftKind k);  // "rdma_rxe" | "siw"
 
 // What a persistent name matches on: an IPoIB port GUID or an Ethernet MAC.
 struct HwKey {
@@ -61,10 +62,17 @@ struct IpoibSetting {
 
 struct PkeyChild {
   std::string parent;
-  uint16_t pkey = 0;  // as given (the full-membership policy is applied by the plan)
-  std::string name;   // empty: the default <parent>.<pkey %04x>
+  uint16_t pkey = 0;  // as given; full_pkey() is what the kernel gets
+  std::string name;   // empty: the default, child_name()
   std::optional<IpoibMode> mode;
   std::string source;
+
+  // Policy: children are full members. Kernels differ on whether they OR in 0x8000 on
+  // create (ipoib_vlan_add); we always do, so ib0.000a here is never ib0.800a elsewhere.
+  uint16_t full_pkey() const { return static_cast<uint16_t>(pkey | 0x8000); }
+  // The name given, else <parent>.<full pkey %04x>, as `ip link add ... type ipoib pkey`
+  // users and rdma-core's docs name them (ib0.8001).
+  std::string child_name() const;
 };
 
 struct RoceSetting {

@@ -1,4 +1,5 @@
-// The plan as text (one line per action, like iproute2) and as JSON, from one walk.
+// The plan as text (one line per action, like iproute2) and as JSON: two walks over the
+// same fields (Action::object(), wanted(), ...), so the two cannot say different things.
 #include "provision/base/json.h"
 #include "provision/plan/plan.h"
 
@@ -15,10 +16,10 @@ std::string plan_text(const Plan& plan) {
        std::to_string(plan.timeout_s) + " s)\n";
   for (size_t i = 0; i < plan.actions.size(); ++i) {
     const Action& a = plan.actions[i];
-    std::string kind(to_string(a.kind));
+    std::string kind(to_string(a.kind()));
     kind.resize(std::max<size_t>(kind.size(), 12), ' ');
-    o += "  " + std::to_string(i + 1) + ". " + kind + " " + a.object + ": " + a.current + " -> " +
-         a.wanted + "  [" + a.reason + "]";
+    o += "  " + std::to_string(i + 1) + ". " + kind + " " + a.object() + ": " + a.current + " -> " +
+         a.wanted() + "  [" + a.reason + "]";
     if (!a.after.empty()) {
       o += " after";
       for (size_t d : a.after) o += " " + std::to_string(d + 1);
@@ -38,8 +39,8 @@ std::string plan_json(const Plan& plan) {
   w.key("actions").begin_array();
   for (size_t i = 0; i < plan.actions.size(); ++i) {
     const Action& a = plan.actions[i];
-    w.begin_object().field("id", static_cast<uint64_t>(i + 1)).field("kind", to_string(a.kind));
-    w.field("object", a.object).field("current", a.current).field("wanted", a.wanted);
+    w.begin_object().field("id", static_cast<uint64_t>(i + 1)).field("kind", to_string(a.kind()));
+    w.field("object", a.object()).field("current", a.current).field("wanted", a.wanted());
     w.field("reason", a.reason);
     w.key("waiting_for");
     a.waiting_for.empty() ? w.null() : w.value(a.waiting_for);

@@ -37,8 +37,8 @@ std::string state_json(const Config& cfg, const Plan& plan, const ApplyReport* r
   w.key("actions").begin_array();
   for (size_t i = 0; i < plan.actions.size(); ++i) {
     const Action& a = plan.actions[i];
-    w.begin_object().field("kind", to_string(a.kind)).field("object", a.object);
-    w.field("current", a.current).field("wanted", a.wanted).field("reason", a.reason);
+    w.begin_object().field("kind", to_string(a.kind())).field("object", a.object());
+    w.field("current", a.current).field("wanted", a.wanted()).field("reason", a.reason);
     if (report && i < report->outcomes.size()) {
       const Outcome& o = report->outcomes[i];
       w.field("outcome", to_string(o.kind)).field("detail", o.detail);

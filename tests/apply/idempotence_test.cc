@@ -12,15 +12,16 @@ namespace {
 
 using testing::port_mtu_action;
 using testing::port_type_action;
-using testing::roce_action;
+using testing::roce_mode_action;
+using testing::roce_tos_action;
 using testing::TestRun;
 using testing::wait_port_action;
 
 const std::string kVpi = "0000:81:00.0";
 
-std::vector<Outcome> run_all(TestRun& r, const std::vector<std::pair<Executor, Action>>& steps) {
+std::vector<Outcome> run_all(TestRun& r, const std::vector<Action>& steps) {
   std::vector<Outcome> out;
-  for (const auto& [exec, action] : steps) out.push_back(exec(r.ctx, action));
+  for (const auto& action : steps) out.push_back(execute(r.ctx, action));
   return out;
 }
 
@@ -31,12 +32,12 @@ TEST(Idempotence, EthEthCardWithRoceDefaultsChangesNothingTheSecondTime) {
   // with it in place, looking at the values needs no mkdir/rmdir.
   ASSERT_TRUE(r.kernel.mount("configfs", "/sys/kernel/config"));
   ASSERT_TRUE(r.kernel.make_dir("/sys/kernel/config/rdma_cm/mlx4_0"));
-  const std::vector<std::pair<Executor, Action>> steps = {
-      {exec_port_type, port_type_action(kVpi, 2, "eth")},
-      {exec_port_type, port_type_action(kVpi, 1, "eth")},
-      {exec_roce_mode, roce_action(ActionKind::kSetRoceMode, "mlx4_0", 2, "IB/RoCE v1")},
-      {exec_roce_tos, roce_action(ActionKind::kSetRoceTos, "mlx4_0", 2, "106")},
-      {exec_wait_port, wait_port_action("mlx4_0", 2)},
+  const std::vector<Action> steps = {
+      port_type_action(kVpi, 2, "eth"),
+      port_type_action(kVpi, 1, "eth"),
+      roce_mode_action("mlx4_0", 2, RoceMode::kV1),
+      roce_tos_action("mlx4_0", 2, 106),
+      wait_port_action("mlx4_0", 2),
   };
 
   const unsigned before = r.kernel.changes();
@@ -59,12 +60,10 @@ TEST(Idempotence, EthEthCardWithRoceDefaultsChangesNothingTheSecondTime) {
 
 TEST(Idempotence, IbIbCardWithPortMtuChangesNothingTheSecondTime) {
   TestRun r("cx3-vpi");
-  const std::vector<std::pair<Executor, Action>> steps = {
-      {exec_port_type, port_type_action(kVpi, 1, "ib")},
-      {exec_port_type, port_type_action(kVpi, 2, "ib")},
-      {exec_port_mtu, port_mtu_action(kVpi, 1, "2048")},
-      {exec_port_mtu, port_mtu_action(kVpi, 2, "2048")},
-      {exec_wait_port, wait_port_action("mlx4_0", 1)},
+  const std::vector<Action> steps = {
+      port_type_action(kVpi, 1, "ib"), port_type_action(kVpi, 2, "ib"),
+      port_mtu_action(kVpi, 1, 2048),  port_mtu_action(kVpi, 2, 2048),
+      wait_port_action("mlx4_0", 1),
   };
   std::vector<Outcome> first = run_all(r, steps);
   for (size_t i = 1; i < 4; ++i) {

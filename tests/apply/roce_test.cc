@@ -12,17 +12,20 @@ namespace rp {
 namespace {
 
 using testing::errno_text;
-using testing::roce_action;
+using testing::roce_mode_action;
+using testing::roce_tos_action;
 using testing::TestRun;
 
 const std::string kCm = "/sys/kernel/config/rdma_cm";
 
+// `mode` as configfs shows it ("RoCE v2", "IB/RoCE v1").
 Outcome set_mode(TestRun& r, const std::string& dev, unsigned port, const std::string& mode) {
-  return exec_roce_mode(r.ctx, roce_action(ActionKind::kSetRoceMode, dev, port, mode));
+  const RoceMode m = mode == "IB/RoCE v1" ? RoceMode::kV1 : RoceMode::kV2;
+  return execute(r.ctx, roce_mode_action(dev, port, m));
 }
 
-Outcome set_tos(TestRun& r, const std::string& dev, unsigned port, const std::string& tos) {
-  return exec_roce_tos(r.ctx, roce_action(ActionKind::kSetRoceTos, dev, port, tos));
+Outcome set_tos(TestRun& r, const std::string& dev, unsigned port, unsigned tos) {
+  return execute(r.ctx, roce_tos_action(dev, port, tos));
 }
 
 TEST(RoceDefaults, ModeAndTosAreSetThroughConfigfsAndTheDirectoryIsRemovedAgain) {
@@ -32,7 +35,7 @@ TEST(RoceDefaults, ModeAndTosAreSetThroughConfigfsAndTheDirectoryIsRemovedAgain)
 
   Outcome mode = set_mode(r, "mlx5_0", 1, "IB/RoCE v1");
   EXPECT_EQ(mode.kind, OutcomeKind::kDone) << mode.error.str();
-  Outcome tos = set_tos(r, "mlx5_0", 1, "106");
+  Outcome tos = set_tos(r, "mlx5_0", 1, 106);
   EXPECT_EQ(tos.kind, OutcomeKind::kDone) << tos.error.str();
 
   const std::vector<std::string> expected = {
@@ -52,7 +55,7 @@ TEST(RoceDefaults, ModeAndTosAreSetThroughConfigfsAndTheDirectoryIsRemovedAgain)
   Outcome mode2 = set_mode(r, "mlx5_0", 1, "IB/RoCE v1");
   EXPECT_EQ(mode2.kind, OutcomeKind::kAlready);
   EXPECT_EQ(mode2.detail, "reads 'IB/RoCE v1'");
-  Outcome tos2 = set_tos(r, "mlx5_0", 1, "0x6a");
+  Outcome tos2 = set_tos(r, "mlx5_0", 1, 0x6a);
   EXPECT_EQ(tos2.kind, OutcomeKind::kAlready);
   EXPECT_EQ(tos2.detail, "reads '106'");
 }
@@ -72,7 +75,7 @@ TEST(RoceDefaults, AlreadySetValuesAreNotWrittenButTheConfigfsViewIsStillMadeAnd
 TEST(RoceDefaults, ExistingDirectoryIsUsedAndLeftInPlace) {
   TestRun r("cx5-ib");  // configfs mounted, rdma_cm present
   ASSERT_TRUE(r.kernel.make_dir(kCm + "/mlx5_0"));
-  Outcome o = set_tos(r, "mlx5_0", 1, "32");
+  Outcome o = set_tos(r, "mlx5_0", 1, 32);
   EXPECT_EQ(o.kind, OutcomeKind::kDone) << o.error.str();
   EXPECT_TRUE(r.kernel.root().exists(kCm + "/mlx5_0"));
   EXPECT_EQ(r.raw(kCm + "/mlx5_0/ports/1/default_roce_tos"), "32\n");
@@ -97,7 +100,7 @@ TEST(RoceDefaults, RoceV1OnSoftRoceIsRefusedWithTheReason) {
 TEST(RoceDefaults, TosOutOfRangeIsRefused) {
   TestRun r("cx5-roce");
   r.unmount_configfs();
-  Outcome o = set_tos(r, "mlx5_0", 1, "300");
+  Outcome o = set_tos(r, "mlx5_0", 1, 300);
   EXPECT_EQ(o.kind, OutcomeKind::kFailed);
   EXPECT_EQ(o.error.str(),
             kCm + "/mlx5_0/ports/1/default_roce_tos: writing '300' failed " + errno_text(ERANGE));
@@ -118,9 +121,9 @@ TEST(RoceDefaults, DeviceThePlanWaitsForIsWaitedForAfterEnodev) {
   TestRun r("cx5-roce");
   r.unmount_configfs();
   r.kernel.hide_rdma_device("mlx5_0", 12);
-  Action a = roce_action(ActionKind::kSetRoceMode, "mlx5_0", 1, "IB/RoCE v1");
+  Action a = roce_mode_action("mlx5_0", 1, RoceMode::kV1);
   a.waiting_for = "mlx5_0 after the card re-registers";
-  Outcome o = exec_roce_mode(r.ctx, a);
+  Outcome o = execute(r.ctx, a);
   EXPECT_EQ(o.kind, OutcomeKind::kDone) << o.error.str();
   EXPECT_FALSE(r.ctx.deadline.expired());
 }
@@ -139,9 +142,9 @@ TEST(RoceDefaults, DeviceThatNeverAppearsTimesOut) {
   TestRun r("cx5-roce", std::chrono::milliseconds(200));
   r.unmount_configfs();
   r.kernel.hide_rdma_device("mlx5_0", testing::FakeKernel::kNever);
-  Action a = roce_action(ActionKind::kSetRoceTos, "mlx5_0", 1, "106");
+  Action a = roce_tos_action("mlx5_0", 1, 106);
   a.waiting_for = "mlx5_0";
-  Outcome o = exec_roce_tos(r.ctx, a);
+  Outcome o = execute(r.ctx, a);
   EXPECT_EQ(o.kind, OutcomeKind::kTimedOut);
   EXPECT_EQ(o.error.str(), kCm + "/mlx5_0: RDMA device mlx5_0 did not appear");
   EXPECT_EQ(o.detail, "waited for mlx5_0");

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "provision/apply/context.h"
+#include "provision/apply/registry.h"
 #include "provision/base/result.h"
 #include "tests/support/fake_kernel.h"
 #include "tests/support/fixture.h"
@@ -60,37 +61,24 @@ struct TestRun {
 inline std::string errno_text(int errnum) { return "(" + rp::errno_text(errnum) + ")"; }
 
 inline Action port_type_action(const std::string& bdf, unsigned port, const std::string& type) {
-  Action a(ActionKind::kSetPortType, bdf + " port " + std::to_string(port), "unknown", type,
-           "test");
-  a.device = bdf;
-  a.port = port;
-  a.value = type;
-  return a;
+  return Action(SetPortType{*PciAddress::parse(bdf), port, *parse_port_type(type)}, "unknown",
+                "test");
 }
 
-inline Action port_mtu_action(const std::string& bdf, unsigned port, const std::string& bytes) {
-  Action a(ActionKind::kSetPortMtu, bdf + " port " + std::to_string(port) + " MTU", "unknown",
-           bytes, "test");
-  a.device = bdf;
-  a.port = port;
-  a.value = bytes;
-  return a;
+inline Action port_mtu_action(const std::string& bdf, unsigned port, unsigned bytes) {
+  return Action(SetPortMtu{*PciAddress::parse(bdf), port, bytes}, "unknown", "test");
 }
 
-inline Action roce_action(ActionKind kind, const std::string& dev, unsigned port,
-                          const std::string& value) {
-  Action a(kind, dev + "/" + std::to_string(port), "unknown", value, "test");
-  a.device = dev;
-  a.port = port;
-  a.value = value;
-  return a;
+inline Action roce_mode_action(const std::string& dev, unsigned port, RoceMode mode) {
+  return Action(SetRoceMode{dev, port, mode}, "unknown", "test");
+}
+
+inline Action roce_tos_action(const std::string& dev, unsigned port, unsigned tos) {
+  return Action(SetRoceTos{dev, port, tos}, "unknown", "test");
 }
 
 inline Action wait_port_action(const std::string& dev, unsigned port) {
-  Action a(ActionKind::kWaitPort, dev + "/" + std::to_string(port), "unknown", "ACTIVE", "test");
-  a.device = dev;
-  a.port = port;
-  return a;
+  return Action(WaitPort{dev, port}, "unknown", "test");
 }
 
 }  // namespace rp::testing

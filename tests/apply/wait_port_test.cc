@@ -15,7 +15,7 @@ using namespace std::chrono_literals;
 
 TEST(WaitPort, ActivePortIsAlreadyThere) {
   TestRun r("cx5-ib");
-  Outcome o = exec_wait_port(r.ctx, wait_port_action("mlx5_0", 1));
+  Outcome o = execute(r.ctx, wait_port_action("mlx5_0", 1));
   EXPECT_EQ(o.kind, OutcomeKind::kAlready);
   EXPECT_EQ(o.detail, "ACTIVE");
   EXPECT_EQ(r.kernel.changes(), 0u);
@@ -23,7 +23,7 @@ TEST(WaitPort, ActivePortIsAlreadyThere) {
 
 TEST(WaitPort, InitIbPortTimesOutWithTheSubnetManagerMessage) {
   TestRun r("four-hca", 200ms);
-  Outcome o = exec_wait_port(r.ctx, wait_port_action("mlx4_0", 2));
+  Outcome o = execute(r.ctx, wait_port_action("mlx4_0", 2));
   EXPECT_EQ(o.kind, OutcomeKind::kTimedOut);
   EXPECT_EQ(o.error.str(), "port 2 of mlx4_0 is INIT: no subnet manager has configured it");
   EXPECT_TRUE(std::regex_match(o.detail, std::regex(R"(waited 0\.[12]\d s; phys_state 5: LinkUp)")))
@@ -33,7 +33,7 @@ TEST(WaitPort, InitIbPortTimesOutWithTheSubnetManagerMessage) {
 
 TEST(WaitPort, DownPortTimesOutNamingTheLink) {
   TestRun r("cx5-roce", 100ms);
-  Outcome o = exec_wait_port(r.ctx, wait_port_action("mlx5_1", 1));
+  Outcome o = execute(r.ctx, wait_port_action("mlx5_1", 1));
   EXPECT_EQ(o.kind, OutcomeKind::kTimedOut);
   EXPECT_EQ(o.error.str(),
             "port 1 of mlx5_1 is DOWN: no link (cable, switch port, or the peer is down)");
@@ -42,12 +42,12 @@ TEST(WaitPort, DownPortTimesOutNamingTheLink) {
 
 TEST(WaitPort, MissingPortOrDeviceIsNamed) {
   TestRun r("cx5-ib", 50ms);
-  Outcome port = exec_wait_port(r.ctx, wait_port_action("mlx5_0", 2));
+  Outcome port = execute(r.ctx, wait_port_action("mlx5_0", 2));
   EXPECT_EQ(port.kind, OutcomeKind::kTimedOut);
   EXPECT_EQ(port.error.str(), "port 2 of mlx5_0 does not exist");
 
   TestRun r2("cx5-ib", 50ms);
-  Outcome dev = exec_wait_port(r2.ctx, wait_port_action("mlx5_9", 1));
+  Outcome dev = execute(r2.ctx, wait_port_action("mlx5_9", 1));
   EXPECT_EQ(dev.kind, OutcomeKind::kTimedOut);
   EXPECT_EQ(dev.error.str(), "port 1 of mlx5_9 does not exist: there is no RDMA device mlx5_9");
 }
@@ -55,7 +55,7 @@ TEST(WaitPort, MissingPortOrDeviceIsNamed) {
 TEST(WaitPort, PortThatBecomesActiveReportsHowLongItTook) {
   TestRun r("four-hca");
   r.kernel.set_port_state_after("mlx4_0", 2, "4: ACTIVE", 5);
-  Outcome o = exec_wait_port(r.ctx, wait_port_action("mlx4_0", 2));
+  Outcome o = execute(r.ctx, wait_port_action("mlx4_0", 2));
   EXPECT_EQ(o.kind, OutcomeKind::kDone) << o.error.str();
   EXPECT_TRUE(std::regex_match(o.detail, std::regex(R"(ACTIVE after \d+\.\d\d s)"))) << o.detail;
   EXPECT_EQ(r.kernel.calls(), 5u);
@@ -64,7 +64,7 @@ TEST(WaitPort, PortThatBecomesActiveReportsHowLongItTook) {
 TEST(WaitPort, DeviceVanishingWhileWaitingIsNamed) {
   TestRun r("four-hca", 200ms);
   r.kernel.unplug_after("0000:04:00.0", 3);
-  Outcome o = exec_wait_port(r.ctx, wait_port_action("mlx4_0", 2));
+  Outcome o = execute(r.ctx, wait_port_action("mlx4_0", 2));
   EXPECT_EQ(o.kind, OutcomeKind::kTimedOut);
   EXPECT_EQ(o.error.str(), "port 2 of mlx4_0 does not exist: there is no RDMA device mlx4_0");
 }

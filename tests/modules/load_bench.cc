@@ -27,9 +27,7 @@ int main(int argc, char** argv) {
                    argv[0]);
       return 2;
     } else {
-      rp::Action a(rp::ActionKind::kLoadModule, arg, "not loaded", "loaded", "command line");
-      a.value = arg;
-      actions.push_back(std::move(a));
+      actions.emplace_back(rp::LoadModule{arg, "", std::nullopt}, "not loaded", "command line");
     }
   }
   if (actions.empty()) {
@@ -53,7 +51,7 @@ int main(int argc, char** argv) {
     const bool bad = o.kind == rp::OutcomeKind::kFailed || o.kind == rp::OutcomeKind::kTimedOut;
     failed += bad;
     std::printf("%-9s %s (%lld ms): %s\n", std::string(rp::to_string(o.kind)).c_str(),
-                actions[i].value.c_str(), static_cast<long long>(o.took.count()),
+                actions[i].object().c_str(), static_cast<long long>(o.took.count()),
                 bad ? o.error.str().c_str() : o.detail.c_str());
   }
   std::printf("%zu modules, %u threads: %.3f s wall\n", actions.size(), how.max_threads, wall);

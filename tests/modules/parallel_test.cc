@@ -7,6 +7,7 @@
 
 #include "gtest/gtest.h"
 #include "provision/apply/modules.h"
+#include "provision/apply/registry.h"
 #include "provision/kernel/files.h"
 #include "tests/modules/fake_rdma_tree.h"
 
@@ -34,17 +35,11 @@ struct Env {
 };
 
 Action load(const std::string& module, const std::string& options = "") {
-  Action a(ActionKind::kLoadModule, module, "not loaded", "loaded", "test");
-  a.value = module;
-  a.extra = options;
-  return a;
+  return Action(LoadModule{module, options, std::nullopt}, "not loaded", "test");
 }
 
-Action reload(const std::string& options) {
-  Action a(ActionKind::kReloadModule, "mlx4_en", "pfctx=0x00 pfcrx=0x00", options, "test");
-  a.value = "mlx4_en";
-  a.extra = options;
-  return a;
+Action reload(PfcMasks pfc, const std::string& module = "mlx4_en") {
+  return Action(ReloadModule{module, pfc}, "pfctx=0x00 pfcrx=0x00", "test");
 }
 
 ModuleLoading dry_run(milliseconds insert_time = milliseconds(0)) {
@@ -77,10 +72,10 @@ std::string everything(const std::vector<Outcome>& outs, const std::vector<std::
 TEST(ModuleExecutors, WithoutTheLiveKernelTheyAreSkipped) {
   Env env(make_fake_rdma_root());
   const Action a = load("ib_uverbs");
-  const Action r = reload("pfctx=0x08 pfcrx=0x08");
+  const Action r = reload({0x08, 0x08});
   for (const Outcome& o :
-       {exec_load_module(env.ctx, a), exec_reload_module(env.ctx, r),
-        load_modules_parallel(env.ctx, {&a}).front(), load_module(env.ctx, a, ModuleLoading{})}) {
+       {execute(env.ctx, a), execute(env.ctx, r), load_modules_parallel(env.ctx, {&a}).front(),
+        load_module(env.ctx, a, ModuleLoading{})}) {
     EXPECT_EQ(o.kind, OutcomeKind::kSkipped);
     EXPECT_EQ(o.detail, "acts on the running kernel only (--root DIR)");
   }
@@ -99,7 +94,7 @@ TEST(ModuleExecutors, DryRunParallelLoadsShareDependencies) {
   const std::vector<std::string> last = {"rdma_ucm", "ib_ipoib [send_queue_size=256]", "rpcrdma",
                                          "mlx4_ib", "ib_umad"};
   for (size_t i = 0; i < outs.size(); ++i) {
-    SCOPED_TRACE(actions[i].object);
+    SCOPED_TRACE(actions[i].object());
     EXPECT_EQ(outs[i].kind, OutcomeKind::kDone) << outs[i].error.str();
     EXPECT_NE(outs[i].detail.find("dry run: would insert "), std::string::npos) << outs[i].detail;
     EXPECT_EQ(count(outs[i].detail, "ib_core"), 1u) << outs[i].detail;
@@ -231,7 +226,7 @@ TEST(ModuleExecutors, ReloadRemovesThenLoadsWithTheNewOptions) {
   mark_loaded(root, "mlx4_core", 1);
   mark_loaded(root, "mlx4_en", 0);
   Env env(root);
-  Outcome o = reload_module(env.ctx, reload("pfctx=0x08 pfcrx=0x08"), dry_run());
+  Outcome o = reload_module(env.ctx, reload({0x08, 0x08}), dry_run());
   EXPECT_EQ(o.kind, OutcomeKind::kDone) << o.error.str();
   EXPECT_EQ(o.detail, "dry run: would remove mlx4_en, then insert mlx4_en [pfctx=0x08 pfcrx=0x08]");
 }
@@ -241,7 +236,7 @@ TEST(ModuleExecutors, ReloadRefusesAModuleInUse) {
   mark_loaded(root, "mlx4_core", 1);
   mark_loaded(root, "mlx4_en", 1);
   Env env(root);
-  Outcome o = reload_module(env.ctx, reload("pfctx=0x08 pfcrx=0x08"), dry_run());
+  Outcome o = reload_module(env.ctx, reload({0x08, 0x08}), dry_run());
   EXPECT_EQ(o.kind, OutcomeKind::kFailed);
   EXPECT_EQ(o.error.str(),
             "/sys/module/mlx4_en/refcnt: module mlx4_en is in use (refcnt 1): not reloaded with "
@@ -252,7 +247,7 @@ TEST(ModuleExecutors, ReloadRefusesAModuleInUse) {
 
   mark_loaded(root, "mlx4_en", 0);
   std::filesystem::create_directories(root + "/sys/module/mlx4_en/holders/mlx4_fake_user");
-  o = reload_module(env.ctx, reload("pfctx=0x08 pfcrx=0x08"), dry_run());
+  o = reload_module(env.ctx, reload({0x08, 0x08}), dry_run());
   EXPECT_EQ(o.kind, OutcomeKind::kFailed);
   EXPECT_EQ(o.error.str(),
             "/sys/module/mlx4_en/refcnt: module mlx4_en is in use (refcnt 0, used by "
@@ -263,7 +258,7 @@ TEST(ModuleExecutors, ReloadOfAnUnloadedModuleJustLoadsIt) {
   const std::string root = make_fake_rdma_root();
   mark_loaded(root, "mlx4_core", 1);
   Env env(root);
-  Outcome o = reload_module(env.ctx, reload("pfctx=0x08 pfcrx=0x08"), dry_run());
+  Outcome o = reload_module(env.ctx, reload({0x08, 0x08}), dry_run());
   EXPECT_EQ(o.kind, OutcomeKind::kDone) << o.error.str();
   EXPECT_EQ(o.detail, "dry run: would insert mlx4_en [pfctx=0x08 pfcrx=0x08]");
 }
@@ -271,13 +266,13 @@ TEST(ModuleExecutors, ReloadOfAnUnloadedModuleJustLoadsIt) {
 TEST(ModuleExecutors, ReloadOfABuiltinModuleFails) {
   FakeRdmaTreeOptions opts;
   Env env(make_fake_rdma_root(opts));
-  Action a = reload("pfctx=0x08");
-  a.value = "configfs";
+  Action a = reload({0x08, 0x08}, "configfs");
   Outcome o = reload_module(env.ctx, a, dry_run());
   EXPECT_EQ(o.kind, OutcomeKind::kFailed);
-  EXPECT_EQ(o.error.str(),
-            "module configfs is built into the kernel; its parameters (pfctx=0x08) can be set "
-            "only on the kernel command line");
+  EXPECT_EQ(
+      o.error.str(),
+      "module configfs is built into the kernel; its parameters (pfctx=0x08 pfcrx=0x08) can be set "
+      "only on the kernel command line");
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "provision/apply/context.h"
+#include "provision/apply/registry.h"
 #include "provision/config/config.h"
 #include "provision/inventory/inventory.h"
 #include "provision/kernel/rtnl.h"
@@ -42,26 +43,19 @@ Plan plan_for(const Config& cfg) { return make_plan(cfg, discover(Root("/"))); }
 void apply_all(const Plan& plan) {
   LiveContext live(10s);
   for (const auto& a : plan.actions) {
-    Outcome o;
-    switch (a.kind) {
-      case ActionKind::kRename:
-        o = exec_rename(live.ctx, a);
-        break;
-      case ActionKind::kLinkUp:
-        o = exec_link_up(live.ctx, a);
-        break;
-      default:
-        FAIL() << "unexpected action " << to_string(a.kind) << " " << a.object;
+    if (a.kind() != ActionKind::kRename && a.kind() != ActionKind::kLinkUp) {
+      FAIL() << "unexpected action " << to_string(a.kind()) << " " << a.object();
     }
+    const Outcome o = execute(live.ctx, a);
     EXPECT_TRUE(o.kind == OutcomeKind::kDone || o.kind == OutcomeKind::kAlready)
-        << to_string(a.kind) << " " << a.object << " -> " << a.wanted << ": " << to_string(o.kind)
-        << " " << o.error.str();
+        << to_string(a.kind()) << " " << a.object() << " -> " << a.wanted() << ": "
+        << to_string(o.kind) << " " << o.error.str();
   }
 }
 
 size_t renames(const Plan& p) {
   size_t n = 0;
-  for (const auto& a : p.actions) n += a.kind == ActionKind::kRename;
+  for (const auto& a : p.actions) n += a.kind() == ActionKind::kRename;
   return n;
 }
 
@@ -85,7 +79,7 @@ TEST_F(RenamePlanTest, SwapsTheNamesOfTwoInterfaces) {
   const Plan plan = plan_for(cfg);
   ASSERT_EQ(renames(plan), 3u) << plan_text(plan);  // one of them through a temporary name
   bool temporary = false;
-  for (const auto& a : plan.actions) temporary |= a.value.rfind("rename", 0) == 0;
+  for (const auto& a : plan.actions) temporary |= a.wanted().rfind("rename", 0) == 0;
   EXPECT_TRUE(temporary) << plan_text(plan);
   apply_all(plan);
   EXPECT_EQ(mac_of("x0"), m1);

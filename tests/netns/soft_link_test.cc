@@ -7,6 +7,7 @@
 #include <chrono>
 
 #include "provision/apply/context.h"
+#include "provision/apply/registry.h"
 #include "provision/kernel/rdma_nl.h"
 #include "provision/kernel/rtnl.h"
 #include "tests/netns/netns.h"
@@ -23,11 +24,8 @@ TEST_F(SoftLinkTest, WithoutRdmaNetlinkTheFailureSaysWhy) {
   }
   ASSERT_TRUE(rtnl_add_veth("se0", "se1"));
   testing::LiveContext live(2s);
-  Action a{ActionKind::kCreateSoftLink, "rxe0", "absent", "rxe on se0", "test"};
-  a.device = "se0";
-  a.value = "rxe0";
-  a.extra = "rxe";
-  Outcome o = exec_soft_link(live.ctx, a);
+  const Action a(CreateSoftLink{"se0", "rxe0", SoftKind::kRxe}, "absent", "test");
+  Outcome o = execute(live.ctx, a);
   ASSERT_EQ(o.kind, OutcomeKind::kFailed);
   EXPECT_EQ(o.error.errnum, EPROTONOSUPPORT);
   EXPECT_EQ(o.error.where, "rxe0");
@@ -42,11 +40,8 @@ TEST(SoftLinkOnAFixtureRoot, IsSkipped) {
   std::vector<std::string> lines;
   Log log(vector_sink(&lines));
   ApplyContext ctx{files, false, Deadline(1s), log};
-  Action a{ActionKind::kCreateSoftLink, "rxe0", "absent", "rxe on eth0", "test"};
-  a.device = "eth0";
-  a.value = "rxe0";
-  a.extra = "rxe";
-  Outcome o = exec_soft_link(ctx, a);
+  const Action a(CreateSoftLink{"eth0", "rxe0", SoftKind::kRxe}, "absent", "test");
+  Outcome o = execute(ctx, a);
   EXPECT_EQ(o.kind, OutcomeKind::kSkipped);
   EXPECT_EQ(o.detail, "acts on the running kernel only (--root DIR)");
 }

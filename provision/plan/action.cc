@@ -1,0 +1,96 @@
+// Names and display texts of the action kinds, derived from each kind's parameters.
+#include "provision/plan/action.h"
+
+#include <array>
+#include <type_traits>
+
+#include "provision/base/strings.h"
+
+namespace rp {
+namespace {
+
+template <ActionKind K, typename P>
+constexpr bool kAt = std::is_same_v<std::variant_alternative_t<size_t(K), ActionParams>, P>;
+static_assert(
+    kAt<ActionKind::kLoadModule, LoadModule> && kAt<ActionKind::kReloadModule, ReloadModule> &&
+        kAt<ActionKind::kSetPortType, SetPortType> && kAt<ActionKind::kSetPortMtu, SetPortMtu> &&
+        kAt<ActionKind::kCreateSoftLink, CreateSoftLink> && kAt<ActionKind::kRename, Rename> &&
+        kAt<ActionKind::kSetRoceMode, SetRoceMode> && kAt<ActionKind::kSetRoceTos, SetRoceTos> &&
+        kAt<ActionKind::kCreatePkeyChild, CreatePkeyChild> &&
+        kAt<ActionKind::kSetIpoibMode, SetIpoibMode> && kAt<ActionKind::kSetMtu, SetMtu> &&
+        kAt<ActionKind::kLinkUp, LinkUp> && kAt<ActionKind::kAddAddress, AddAddress> &&
+        kAt<ActionKind::kAddRoute, AddRoute> && kAt<ActionKind::kWaitPort, WaitPort> &&
+        kAt<ActionKind::kWaitLink, WaitLink>,
+    "ActionKind and ActionParams list the kinds in the same order");
+
+// The names plan, report, state file and logs use, indexed by ActionKind.
+constexpr std::array<std::string_view, kActionKinds> kNames = {
+    "load-module", "reload-module", "port-type",  "port-mtu",   "soft-link", "rename",
+    "roce-mode",   "roce-tos",      "pkey-child", "ipoib-mode", "mtu",       "link-up",
+    "address",     "route",         "wait-port",  "wait-link",
+};
+
+struct Text {
+  std::string object, wanted;
+};
+
+std::string port_of(const std::string& dev, unsigned port) {
+  return dev + "/" + std::to_string(port);
+}
+std::string pci_port(const PciAddress& pci, unsigned port) {
+  return pci.str() + " port " + std::to_string(port);
+}
+
+Text text(const LoadModule& p) {
+  return {p.module, p.pfc ? "loaded with " + p.pfc->str() : "loaded"};
+}
+Text text(const ReloadModule& p) { return {p.module, p.pfc.str()}; }
+Text text(const SetPortType& p) {
+  return {pci_port(p.pci, p.port), std::string(to_string(p.type))};
+}
+Text text(const SetPortMtu& p) { return {pci_port(p.pci, p.port) + " MTU", std::to_string(p.mtu)}; }
+Text text(const CreateSoftLink& p) {
+  return {p.name, std::string(to_string(p.kind)) + " on " + p.netdev};
+}
+Text text(const Rename& p) { return {p.from.empty() ? p.to : p.from, p.to}; }
+Text text(const SetRoceMode& p) {
+  return {port_of(p.device, p.port), std::string(configfs_value(p.mode))};
+}
+Text text(const SetRoceTos& p) { return {port_of(p.device, p.port), std::to_string(p.tos)}; }
+Text text(const CreatePkeyChild& p) {
+  return {p.name, "P_Key 0x" + hex(p.pkey, 4) + " on " + p.parent};
+}
+Text text(const SetIpoibMode& p) { return {p.ifname, std::string(to_string(p.mode))}; }
+Text text(const SetMtu& p) { return {p.ifname, std::to_string(p.mtu)}; }
+Text text(const LinkUp& p) { return {p.ifname, "up"}; }
+Text text(const AddAddress& p) { return {p.ifname, p.prefix.str()}; }
+Text text(const AddRoute& p) { return {p.ifname, p.shown()}; }
+Text text(const WaitPort& p) { return {port_of(p.device, p.port), "ACTIVE"}; }
+Text text(const WaitLink& p) { return {p.ifname, "carrier"}; }
+
+Text text_of(const ActionParams& params) {
+  return std::visit([](const auto& p) { return text(p); }, params);
+}
+
+}  // namespace
+
+std::string PfcMasks::str() const { return "pfctx=0x" + hex(tx, 2) + " pfcrx=0x" + hex(rx, 2); }
+
+std::string LoadModule::all_options() const {
+  if (!pfc) return options;
+  return options + (options.empty() ? "" : " ") + pfc->str();
+}
+
+std::string AddRoute::shown() const {
+  return (destination ? destination->str() : "default") + (gateway ? " via " + gateway->str() : "");
+}
+
+std::string_view to_string(ActionKind k) {
+  const auto i = static_cast<size_t>(k);
+  return i < kNames.size() ? kNames[i] : "?";
+}
+
+std::string Action::object() const { return text_of(params).object; }
+std::string Action::wanted() const { return text_of(params).wanted; }
+
+}  // namespace rp

@@ -1,0 +1,156 @@
+// Typed plan actions: one parameter struct per kind of change, in a variant beside a
+// small common header (current state, reason, what it waits for, prerequisites). Values
+// are parsed once at the input edge into the types of base/ and config/; executors take
+// their struct and never parse again; the object and wanted texts of plan and report are
+// derived from the struct. Adding a kind: a struct here (and in ActionParams, same place
+// in ActionKind), a planner beside its executor, and one row in apply/registry.cc.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "provision/base/types.h"
+#include "provision/config/config.h"
+
+namespace rp {
+
+// mlx4_en's PFC masks (module options pfctx/pfcrx: drivers/net/ethernet/mellanox/mlx4/
+// en_main.c, read only at load).
+struct PfcMasks {
+  unsigned tx = 0, rx = 0;
+  std::string str() const;  // "pfctx=0x08 pfcrx=0x08"
+  bool operator==(const PfcMasks& o) const { return tx == o.tx && rx == o.rx; }
+};
+
+struct LoadModule {
+  std::string module;   // normalised (ib_ipoib, never ib-ipoib)
+  std::string options;  // from our own inputs; modprobe.d's options libkmod applies itself
+  std::optional<PfcMasks> pfc;
+  std::string all_options() const;  // options and PFC masks, as given to the module
+};
+struct ReloadModule {
+  std::string module;  // mlx4_en: its parameters are read-only once loaded
+  PfcMasks pfc;
+};
+struct SetPortType {
+  PciAddress pci;
+  unsigned port = 1;  // 1 or 2
+  PortType type = PortType::kIb;
+};
+struct SetPortMtu {
+  PciAddress pci;
+  unsigned port = 1;
+  unsigned mtu = 0;  // IB MTU in bytes: 256..4096
+};
+struct CreateSoftLink {
+  std::string netdev;  // the Ethernet interface under it
+  std::string name;    // the RDMA device to create
+  SoftKind kind = SoftKind::kRxe;
+};
+struct Rename {
+  std::string from;  // empty: the IPoIB netdev of `guid`, which appears during apply
+  std::string to;
+  std::optional<HwAddress> expected;  // the address the plan saw (a guard against races)
+  std::optional<PortGuid> guid;       // for an interface that does not exist yet
+};
+struct SetRoceMode {
+  std::string device;
+  unsigned port = 1;
+  RoceMode mode = RoceMode::kV2;
+};
+struct SetRoceTos {
+  std::string device;
+  unsigned port = 1;
+  unsigned tos = 0;
+};
+struct CreatePkeyChild {
+  std::string parent;
+  std::string name;
+  uint16_t pkey = 0;  // as sent to the kernel (the full-membership bit included)
+  std::optional<IpoibMode> mode;
+};
+struct SetIpoibMode {
+  std::string ifname;
+  IpoibMode mode = IpoibMode::kDatagram;
+};
+struct SetMtu {
+  std::string ifname;
+  unsigned mtu = 0;
+};
+struct LinkUp {
+  std::string ifname;
+};
+struct AddAddress {
+  std::string ifname;
+  IpPrefix prefix;
+};
+struct AddRoute {
+  std::string ifname;
+  std::optional<IpPrefix> destination;  // nullopt: default
+  std::optional<IpAddress> gateway;     // nullopt: on-link
+  std::string shown() const;            // "default via 10.0.0.1"
+};
+struct WaitPort {
+  std::string device;
+  unsigned port = 1;
+};
+struct WaitLink {
+  std::string ifname;
+};
+
+// The order of the alternatives is the order of ActionKind (checked in action.cc).
+using ActionParams = std::variant<LoadModule, ReloadModule, SetPortType, SetPortMtu, CreateSoftLink,
+                                  Rename, SetRoceMode, SetRoceTos, CreatePkeyChild, SetIpoibMode,
+                                  SetMtu, LinkUp, AddAddress, AddRoute, WaitPort, WaitLink>;
+
+enum class ActionKind {
+  kLoadModule,
+  kReloadModule,
+  kSetPortType,
+  kSetPortMtu,
+  kCreateSoftLink,
+  kRename,
+  kSetRoceMode,
+  kSetRoceTos,
+  kCreatePkeyChild,
+  kSetIpoibMode,
+  kSetMtu,
+  kLinkUp,
+  kAddAddress,
+  kAddRoute,
+  kWaitPort,
+  kWaitLink,
+};
+constexpr size_t kActionKinds = std::variant_size_v<ActionParams>;
+std::string_view to_string(ActionKind k);  // "load-module", "port-type", ...
+
+struct Action {
+  Action(ActionParams p, std::string cur, std::string why)
+      : params(std::move(p)), current(std::move(cur)), reason(std::move(why)) {}
+
+  ActionParams params;
+  std::string current;  // "ib", "absent", "unknown": what the inventory showed
+  std::string reason;   // the input that asked: "/etc/rdma/mlx4.conf:1", "cmdline: rd.rdma...."
+  // The object does not exist yet but is expected to appear during apply (after a module
+  // load, a soft link, a rename); apply waits for it within the deadline.
+  std::string waiting_for;
+  // Indices of earlier actions this one needs: when one of them fails, this is skipped.
+  std::vector<size_t> after;
+
+  ActionKind kind() const { return static_cast<ActionKind>(params.index()); }
+  // What an administrator calls the object: "0000:81:00.0 port 2", "mlx5_0/1", "ib0".
+  std::string object() const;
+  // The wanted state, as text: "eth", "loaded with pfctx=0x08 pfcrx=0x08", "RoCE v2".
+  std::string wanted() const;
+
+  template <typename P>
+  const P& get() const {
+    return std::get<P>(params);
+  }
+};
+
+}  // namespace rp

@@ -1,0 +1,96 @@
+#include "provision/plan/builder.h"
+
+#include <algorithm>
+
+#include "provision/base/strings.h"
+
+namespace rp {
+namespace {
+
+// Options from modprobe.d are applied by libkmod itself at load; passing them again
+// would give them twice.
+bool from_modprobe_d(const std::string& source) {
+  return starts_with(source, "/lib/modprobe.d/") || starts_with(source, "/etc/modprobe.d/") ||
+         starts_with(source, "/run/modprobe.d/");
+}
+
+}  // namespace
+
+PlanBuilder::PlanBuilder(const Config& c, const Inventory& i, Plan& plan)
+    : cfg(c), inv(i), plan_(plan) {
+  for (const auto& n : inv.netdevs) ifaces_[n.name] = Iface{&n, std::nullopt};
+}
+
+size_t PlanBuilder::add(Action a) {
+  plan_.actions.push_back(std::move(a));
+  return plan_.actions.size() - 1;
+}
+
+void PlanBuilder::need(Action& a, std::optional<size_t> dep) {
+  if (dep && std::find(a.after.begin(), a.after.end(), *dep) == a.after.end()) {
+    a.after.push_back(*dep);
+  }
+}
+
+std::optional<size_t> PlanBuilder::module_action(const std::string& module) const {
+  auto it = module_action_.find(module);
+  return it == module_action_.end() ? std::nullopt : std::optional<size_t>(it->second);
+}
+
+std::optional<size_t> PlanBuilder::load_module(const std::string& module,
+                                               const std::string& reason) {
+  if (auto i = module_action(module)) return i;
+  if (inv.module_loaded(module)) return std::nullopt;
+  for (const auto& b : cfg.blacklist) {
+    if (b.value == module) {
+      note("module " + module + " (" + reason + ") is blacklisted at " + b.source + "; not loaded");
+      return std::nullopt;
+    }
+  }
+  LoadModule p{module, "", std::nullopt};
+  std::string why = reason;
+  if (auto o = cfg.module_options.find(module);
+      o != cfg.module_options.end() && !from_modprobe_d(o->second.source)) {
+    p.options = o->second.value;
+    why += "; options from " + o->second.source;
+  }
+  const bool with_pfc = module == "mlx4_en" && pfc;
+  if (with_pfc) {
+    p.pfc = pfc;
+    why += "; PFC from " + pfc_source;
+  }
+  Action a{std::move(p), "not loaded", why};
+  if (with_pfc) {
+    for (size_t dep : port_actions_) need(a, dep);
+  }
+  const size_t i = add(std::move(a));
+  module_action_[module] = i;
+  return i;
+}
+
+std::optional<size_t> PlanBuilder::device_producer(const std::string& ibdev) const {
+  if (auto it = planned_soft_.find(ibdev); it != planned_soft_.end()) return it->second.action;
+  if (auto it = device_producer_.find(ibdev); it != device_producer_.end()) return it->second;
+  return std::nullopt;
+}
+
+void PlanBuilder::add_planned_soft(const std::string& name, PlannedSoft s) {
+  planned_soft_[name] = s;
+}
+
+const Iface* PlanBuilder::iface(const std::string& name) const {
+  auto it = ifaces_.find(name);
+  return it == ifaces_.end() ? nullptr : &it->second;
+}
+
+std::string PlanBuilder::final_name(const std::string& now) const {
+  auto it = renamed_.find(now);
+  return it == renamed_.end() ? now : it->second;
+}
+
+std::optional<size_t> PlanBuilder::up_action(const std::string& ifname) const {
+  auto it = up_action_.find(ifname);
+  return it == up_action_.end() ? std::nullopt : std::optional<size_t>(it->second);
+}
+
+}  // namespace rp

@@ -1,0 +1,102 @@
+// PlanBuilder: what the capability planners (plan/modules.cc, mlx4.cc, names.cc,
+// soft_links.cc, roce.cc, ipoib.cc, network.cc, waits.cc) share while they append
+// actions in the kernel's order: the actions so far, which action produces an interface
+// or a device, which action loads a module, and the name an interface ends up with.
+// Each planner reads the Config and the Inventory and writes only through this.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "provision/config/config.h"
+#include "provision/inventory/inventory.h"
+#include "provision/plan/plan.h"
+
+namespace rp {
+
+// What an interface name refers to once earlier actions have run.
+struct Iface {
+  const NetDev* netdev = nullptr;  // present now (under its current name)
+  std::optional<size_t> producer;  // the action that creates, renames or reconfigures it
+};
+
+class PlanBuilder {
+ public:
+  PlanBuilder(const Config& cfg, const Inventory& inv, Plan& plan);
+
+  const Config& cfg;
+  const Inventory& inv;
+
+  // Appends an action; returns its index.
+  size_t add(Action a);
+  const Action& action(size_t i) const { return plan_.actions[i]; }
+  // Makes `a` wait for `dep` (once), when there is one.
+  static void need(Action& a, std::optional<size_t> dep);
+  void note(std::string text) { plan_.notes.push_back(std::move(text)); }
+  Diagnostics& diag() { return plan_.diag; }
+
+  // Modules. load_module() plans a load once (none when loaded or blacklisted) and
+  // returns the action that loads it, if any; module_action() only looks.
+  std::optional<size_t> load_module(const std::string& module, const std::string& reason);
+  std::optional<size_t> module_action(const std::string& module) const;
+  void set_module_action(const std::string& module, size_t i) { module_action_[module] = i; }
+  // mlx4_en's PFC masks, when asked for (set by the modules planner before any load).
+  std::optional<PfcMasks> pfc;
+  std::string pfc_source;
+
+  // mlx4 port-type and port-MTU actions: mlx4_en loads after them.
+  const std::vector<size_t>& port_actions() const { return port_actions_; }
+  void add_port_action(size_t i) { port_actions_.push_back(i); }
+
+  // Devices: the action that makes an RDMA device (re)appear (a port-type change
+  // re-registers the card's devices; a soft link creates one).
+  std::optional<size_t> device_producer(const std::string& ibdev) const;
+  void set_device_producer(const std::string& ibdev, size_t i) { device_producer_[ibdev] = i; }
+  // Soft devices this plan creates: name -> (action, kind).
+  struct PlannedSoft {
+    size_t action;
+    SoftKind kind;
+  };
+  const std::map<std::string, PlannedSoft>& planned_soft() const { return planned_soft_; }
+  void add_planned_soft(const std::string& name, PlannedSoft s);
+
+  // Interfaces, by the name they have now or will have after earlier actions.
+  const Iface* iface(const std::string& name) const;
+  void set_iface(const std::string& name, Iface f) { ifaces_[name] = f; }
+  void set_producer(const std::string& name, size_t i) { ifaces_[name].producer = i; }
+  void forget_iface(const std::string& name) { ifaces_.erase(name); }
+  // The name an interface present now will have once the renames have run.
+  std::string final_name(const std::string& now) const;
+  void set_final_name(const std::string& now, const std::string& final) { renamed_[now] = final; }
+  // The link-up action of an interface, if any.
+  std::optional<size_t> up_action(const std::string& ifname) const;
+  void set_up_action(const std::string& ifname, size_t i) { up_action_[ifname] = i; }
+
+ private:
+  Plan& plan_;
+  std::map<std::string, size_t> module_action_;
+  std::vector<size_t> port_actions_;
+  std::map<std::string, size_t> device_producer_;
+  std::map<std::string, PlannedSoft> planned_soft_;
+  std::map<std::string, Iface> ifaces_;
+  std::map<std::string, std::string> renamed_;
+  std::map<std::string, size_t> up_action_;
+};
+
+// The capability planners, in the order build() runs them (plan/plan.cc).
+void plan_mlx4_core(PlanBuilder& b);      // plan/mlx4.cc: mlx4_core before its port files
+void plan_port_types(PlanBuilder& b);     // plan/mlx4.cc: mlx4_portN, mlx4_portN_mtu
+void plan_modules(PlanBuilder& b);        // plan/modules.cc: PFC, drivers, asked-for modules
+void plan_renames(PlanBuilder& b);        // plan/names.cc: persistent names
+void plan_soft_links(PlanBuilder& b);     // plan/soft_links.cc: rxe/siw links
+void plan_roce(PlanBuilder& b);           // plan/roce.cc: rdma_cm RoCE mode and ToS
+void plan_pkey_children(PlanBuilder& b);  // plan/ipoib.cc: P_Key children
+void plan_ipoib(PlanBuilder& b);          // plan/ipoib.cc: IPoIB mode, MTU
+void plan_links_up(PlanBuilder& b);       // plan/network.cc: links up
+void plan_addresses(PlanBuilder& b);      // plan/network.cc: addresses and routes
+void plan_waits(PlanBuilder& b);          // plan/waits.cc: rd.rdma.wait
+
+}  // namespace rp

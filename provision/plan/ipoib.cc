@@ -1,0 +1,131 @@
+// IPoIB: P_Key children (`ip link add link ib0 name ib0.8001 type ipoib pkey 0x8001`,
+// rtnetlink: drivers/infiniband/ulp/ipoib/ipoib_netlink.c ipoib_new_child_link), then the
+// mode and the MTU of each configured IPoIB interface. The mode changes before the MTU:
+// the MTU limit depends on it (ipoib_change_mtu: datagram up to the IB MTU - 4,
+// connected up to IPOIB_CM_MTU 65520).
+#include "provision/base/strings.h"
+#include "provision/plan/builder.h"
+
+namespace rp {
+namespace {
+
+unsigned link_mtu_of(const Inventory& inv, const NetDev& n) {
+  for (const auto& d : inv.rdma) {
+    if (d.name != n.rdma_device) continue;
+    for (const auto& p : d.ports) {
+      if (p.num != n.rdma_port) continue;
+      if (p.active_mtu) return p.active_mtu;
+      if (!d.pci) continue;
+      for (const auto& f : inv.pci) {
+        if (!(f.address == *d.pci)) continue;
+        for (const auto& m : f.mlx4_ports)
+          if (m.port == p.num && parse_uint(m.mtu))
+            return static_cast<unsigned>(*parse_uint(m.mtu));
+      }
+    }
+  }
+  return 4096;  // the largest IB MTU: only obviously impossible values are refused
+}
+
+bool enhanced_ipoib(const Inventory& inv, const NetDev& n) {
+  // ConnectX-4 and later (mlx5) run Enhanced IPoIB: datagram only.
+  if (const RdmaDevice* d = inv.find_rdma(n.rdma_device)) return d->driver == "mlx5_core";
+  return n.driver == "mlx5_core";
+}
+
+}  // namespace
+
+void plan_pkey_children(PlanBuilder& b) {
+  for (const auto& [k, c] : b.cfg.pkeys) {
+    const Iface* parent = b.iface(c.parent);
+    const uint16_t pkey = c.full_pkey();
+    const std::string name = c.child_name();
+    if (!parent) {
+      b.note("P_Key child " + name + " (" + c.source + "): parent " + c.parent + " is not present");
+      continue;
+    }
+    if (parent->netdev && parent->netdev->type != kArphrdInfiniband) {
+      b.diag().error(c.source, "P_Key parent " + c.parent + " is not an IPoIB interface (type " +
+                                   arphrd_name(parent->netdev->type) + ")");
+      continue;
+    }
+    bool exists = false;
+    for (const auto& n : b.inv.netdevs) {
+      if (parent->netdev && n.parent == parent->netdev->name && n.pkey == pkey) {
+        exists = true;
+        if (n.name != name) {
+          b.note("P_Key 0x" + hex(pkey, 4) + " on " + c.parent + " exists as " + n.name + ", not " +
+                 name + "; left as it is");
+        }
+      }
+    }
+    if (exists) continue;
+    std::optional<IpoibMode> mode = c.mode;
+    if (auto ip = b.cfg.ipoib.find(name); !mode && ip != b.cfg.ipoib.end() && ip->second.mode) {
+      mode = ip->second.mode->value;
+    }
+    Action a{CreatePkeyChild{c.parent, name, pkey, mode}, "absent", c.source};
+    if (!parent->netdev) a.waiting_for = c.parent;
+    PlanBuilder::need(a, parent->producer);
+    b.set_iface(name, Iface{nullptr, b.add(std::move(a))});
+  }
+}
+
+void plan_ipoib(PlanBuilder& b) {
+  for (const auto& [ifname, s] : b.cfg.ipoib) {
+    const Iface* f = b.iface(ifname);
+    const std::string src = s.mode ? s.mode->source : s.mtu ? s.mtu->source : "";
+    if (!f) {
+      b.note("IPoIB settings for " + ifname + " (" + src + "): not present");
+      continue;
+    }
+    const NetDev* n = f->netdev;
+    if (n && n->type != kArphrdInfiniband) {
+      b.diag().error(src,
+                     ifname + " is not an IPoIB interface (type " + arphrd_name(n->type) + ")");
+      continue;
+    }
+    const IpoibMode mode =
+        s.mode ? s.mode->value
+               : (n && n->ipoib_mode == "connected" ? IpoibMode::kConnected : IpoibMode::kDatagram);
+    if (s.mode && mode == IpoibMode::kConnected && n && enhanced_ipoib(b.inv, *n)) {
+      b.diag().error(s.mode->source, ifname + " is Enhanced IPoIB (" + n->rdma_device +
+                                         ", mlx5): connected mode is not supported, only datagram");
+      continue;
+    }
+    if (s.mtu && n) {
+      const unsigned link = link_mtu_of(b.inv, *n);
+      const unsigned limit = mode == IpoibMode::kConnected ? 65520 : link - 4;
+      if (s.mtu->value > limit) {
+        b.diag().error(
+            s.mtu->source,
+            "MTU " + std::to_string(s.mtu->value) + " of " + ifname + " exceeds " +
+                std::to_string(limit) + " for " + std::string(to_string(mode)) + " mode" +
+                (mode == IpoibMode::kDatagram ? " (IB link MTU " + std::to_string(link) + " - 4)"
+                                              : ""));
+        continue;
+      }
+    }
+    std::optional<size_t> last = f->producer;
+    if (s.mode && (!n || n->ipoib_mode != to_string(mode))) {
+      // A child created by this plan gets its mode at creation.
+      const bool at_create =
+          f->producer && b.action(*f->producer).kind() == ActionKind::kCreatePkeyChild;
+      if (!at_create) {
+        Action a{SetIpoibMode{ifname, mode}, n ? n->ipoib_mode : "unknown", s.mode->source};
+        if (!n) a.waiting_for = ifname;
+        PlanBuilder::need(a, last);
+        last = b.add(std::move(a));
+      }
+    }
+    if (s.mtu && (!n || n->mtu != s.mtu->value)) {
+      Action a{SetMtu{ifname, s.mtu->value}, n ? std::to_string(n->mtu) : "unknown", s.mtu->source};
+      if (!n) a.waiting_for = ifname;
+      PlanBuilder::need(a, last);
+      last = b.add(std::move(a));
+    }
+    if (last) b.set_producer(ifname, *last);
+  }
+}
+
+}  // namespace rp

@@ -1,0 +1,110 @@
+// mlx4 port types and IB port MTUs, through mlx4_core's mlx4_portN and mlx4_portN_mtu
+// files (drivers/net/ethernet/mellanox/mlx4/main.c: set_port_type_store,
+// set_port_ib_mtu). They come before mlx4_en and mlx4_ib load: a type change unregisters
+// and re-registers the whole card.
+#include "provision/base/strings.h"
+#include "provision/plan/builder.h"
+
+namespace rp {
+namespace {
+
+// "auto (eth)": the port is configured auto and currently sensed as eth (show_port_type).
+std::string normalized_port_type(const std::string& sysfs_value) {
+  return starts_with(sysfs_value, "auto") ? "auto" : sysfs_value;
+}
+
+const PciFunction* function_at(const Inventory& inv, const PciAddress& pci) {
+  for (const auto& f : inv.pci)
+    if (f.address == pci) return &f;
+  return nullptr;
+}
+
+const Mlx4PortFile* port_file(const PciFunction& fn, unsigned port) {
+  for (const auto& m : fn.mlx4_ports)
+    if (m.port == port) return &m;
+  return nullptr;
+}
+
+std::string sources_of(const Mlx4Setting& s) {
+  std::string reason;
+  for (const auto& t : s.type) {
+    if (t && reason.find(t->source) == std::string::npos) {
+      reason += (reason.empty() ? "" : ", ") + t->source;
+    }
+  }
+  return reason;
+}
+
+}  // namespace
+
+void plan_mlx4_core(PlanBuilder& b) {
+  // Port types are set through mlx4_core's sysfs files, before mlx4_en and mlx4_ib.
+  if (b.cfg.mlx4.empty()) return;
+  const Mlx4Setting& first = b.cfg.mlx4.begin()->second;
+  b.load_module("mlx4_core", first.type[0] ? first.type[0]->source : "mlx4 port types");
+}
+
+void plan_port_types(PlanBuilder& b) {
+  for (const auto& [pci, s] : b.cfg.mlx4) {
+    const PciFunction* fn = function_at(b.inv, pci);
+    const std::string reason = sources_of(s);
+    if (!fn) {
+      b.note("mlx4 " + pci.str() + " (" + reason + "): not present");
+      continue;
+    }
+    const std::optional<size_t> loader = b.module_action("mlx4_core");
+    if (fn->mlx4_ports.empty() && !loader) {
+      b.note("mlx4 " + pci.str() + " (" + reason + "): no mlx4_port files (driver " +
+             (fn->driver.empty() ? "none" : fn->driver) + ")");
+      continue;
+    }
+    auto current = [&](unsigned port) -> std::string {
+      const Mlx4PortFile* m = port_file(*fn, port);
+      return m ? m->value : "";
+    };
+    auto wanted = [&](unsigned port) -> std::string {
+      const auto& t = s.type[port - 1];
+      return t ? std::string(to_string(t->value)) : normalized_port_type(current(port));
+    };
+    // eth,eth: the kernel validates a port against the other port's staged type
+    // (mlx4_check_port_params), so port 2 goes first; otherwise port 1 first (the executor
+    // retries the other order).
+    std::vector<unsigned> order = {1, 2};
+    if (wanted(1) == "eth" && wanted(2) == "eth") order = {2, 1};
+    std::optional<size_t> last;
+    for (unsigned port : order) {
+      const auto& t = s.type[port - 1];
+      if (!t) continue;
+      const std::string cur = current(port);
+      if (!cur.empty() && normalized_port_type(cur) == to_string(t->value)) continue;
+      Action a{SetPortType{pci, port, t->value}, cur.empty() ? "absent" : cur, t->source};
+      if (fn->mlx4_ports.empty()) a.waiting_for = "mlx4_core to create mlx4_port files";
+      PlanBuilder::need(a, loader);
+      // The two ports of a card do not depend on each other: a refused port 1 (staged
+      // until the other port agrees) must not skip the port 2 write that lets the kernel
+      // apply both.
+      last = b.add(std::move(a));
+      b.add_port_action(*last);
+    }
+    for (unsigned port = 1; port <= 2; ++port) {
+      const auto& mtu = s.mtu[port - 1];
+      if (!mtu) continue;
+      const Mlx4PortFile* m = port_file(*fn, port);
+      const std::string cur = m ? m->mtu : "";
+      if (cur == std::to_string(mtu->value)) continue;
+      Action a{SetPortMtu{pci, port, mtu->value}, cur.empty() ? "unknown" : cur, mtu->source};
+      PlanBuilder::need(a, last);
+      last = b.add(std::move(a));
+      b.add_port_action(*last);
+    }
+    if (!last) continue;
+    // A port-type change unregisters and re-registers the whole card: its RDMA devices
+    // and netdevs vanish and come back.
+    for (const auto& d : b.inv.rdma)
+      if (d.pci && *d.pci == pci) b.set_device_producer(d.name, *last);
+    for (const auto& n : b.inv.netdevs)
+      if (n.pci && *n.pci == pci) b.set_producer(n.name, *last);
+  }
+}
+
+}  // namespace rp

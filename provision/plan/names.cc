@@ -1,0 +1,92 @@
+// Persistent names: the interface whose port GUID (IPoIB: the last 8 bytes of the 20-byte
+// address, drivers/infiniband/ulp/ipoib/ipoib_main.c ipoib_add_port) or MAC matches a
+// configured name gets it, through the rename solver (temporary names for swaps and for
+// an unrelated interface holding a wanted name). An IPoIB interface that appears only
+// when ib_ipoib loads is renamed then.
+#include "provision/plan/builder.h"
+#include "provision/plan/rename_solver.h"
+
+namespace rp {
+namespace {
+
+const NetDev* netdev_for(const Inventory& inv, const HwKey& key) {
+  for (const auto& n : inv.netdevs) {
+    if (key.is_guid && n.type == kArphrdInfiniband && n.parent.empty()) {
+      if (auto g = n.address.ipoib_guid(); g && g->value == key.value) return &n;
+    } else if (!key.is_guid && n.type == kArphrdEther) {
+      if (auto m = n.address.mac(); m && HwKey::of_mac(*m) == key) return &n;
+    }
+  }
+  return nullptr;
+}
+
+bool port_with_guid(const Inventory& inv, uint64_t guid) {
+  for (const auto& d : inv.rdma)
+    for (const auto& p : d.ports)
+      if (p.guid && p.guid->value == guid) return true;
+  return false;
+}
+
+const NetDev* netdev_by_index(const Inventory& inv, int ifindex) {
+  for (const auto& n : inv.netdevs)
+    if (n.ifindex == ifindex) return &n;
+  return nullptr;
+}
+
+}  // namespace
+
+void plan_renames(PlanBuilder& b) {
+  std::vector<RenameMove> moves;
+  std::vector<std::string> reasons;
+  for (const auto& [wanted, key] : b.cfg.names) {
+    const NetDev* n = netdev_for(b.inv, key.value);
+    if (!n) {
+      const std::optional<size_t> ipoib = b.module_action("ib_ipoib");
+      if (key.value.is_guid && port_with_guid(b.inv, key.value.value) && ipoib) {
+        // The IPoIB netdev appears when ib_ipoib loads: rename it then.
+        Action a{Rename{"", wanted, std::nullopt, PortGuid{key.value.value}}, "absent", key.source};
+        a.waiting_for = "IPoIB netdev of port GUID " + key.value.str();
+        PlanBuilder::need(a, ipoib);
+        b.set_iface(wanted, Iface{nullptr, b.add(std::move(a))});
+      } else {
+        b.note("name " + wanted + " (" + key.source + "): no interface with " +
+               (key.value.is_guid ? "port GUID " : "MAC ") + key.value.str() + " is present");
+      }
+      continue;
+    }
+    if (n->name == wanted) continue;
+    moves.push_back({n->ifindex, n->name, wanted});
+    reasons.push_back(key.source);
+  }
+  std::map<std::string, int> holders;
+  for (const auto& n : b.inv.netdevs) holders[n.name] = n.ifindex;
+  std::optional<size_t> prev;
+  for (const RenameStep& s : solve_renames(moves, holders)) {
+    const NetDev* n = netdev_by_index(b.inv, s.ifindex);
+    std::string why = reasons[s.move];
+    if (s.why == RenameStep::Why::kCycle) why += " (temporary name: its target is taken)";
+    if (s.why == RenameStep::Why::kUnrelated) {
+      why += " (moves the unrelated interface holding " + s.from + " out of the way)";
+      b.diag().warn(reasons[s.move], "interface " + s.from + " (" + n->address.str() +
+                                         ") holds the wanted name; it is renamed to " + s.to);
+    }
+    Action a{Rename{s.from, s.to, n->address, std::nullopt}, s.from, why};
+    if (const Iface* f = b.iface(s.from)) PlanBuilder::need(a, f->producer);
+    PlanBuilder::need(a, prev);
+    prev = b.add(std::move(a));
+    switch (s.why) {
+      case RenameStep::Why::kWanted:
+        b.set_iface(s.to, Iface{n, prev});
+        b.set_final_name(n->name, s.to);
+        b.forget_iface(s.from);
+        break;
+      case RenameStep::Why::kUnrelated:
+        b.set_iface(s.to, Iface{n, prev});
+        break;
+      case RenameStep::Why::kCycle:
+        break;
+    }
+  }
+}
+
+}  // namespace rp

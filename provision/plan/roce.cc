@@ -1,0 +1,102 @@
+// RoCE defaults of the RDMA connection manager: default_roce_mode and default_roce_tos
+// per device and port in configfs (drivers/infiniband/core/cma_configfs.c). A "*" device
+// or port 0 setting applies to every RoCE port; a specific one refines it.
+#include <algorithm>
+
+#include "provision/plan/builder.h"
+
+namespace rp {
+namespace {
+
+using PortKey = std::pair<std::string, unsigned>;
+
+struct PortRef {
+  const RdmaPort* present;  // null for a planned soft device
+  std::optional<size_t> producer;
+  bool v2_only;
+};
+
+// The RoCE ports `dev`/`port` names, present or planned (a planned rxe device has one
+// port and RoCE v2 only: drivers/infiniband/sw/rxe).
+std::vector<std::pair<PortKey, PortRef>> roce_ports(const PlanBuilder& b, const PortKey& k) {
+  std::vector<std::pair<PortKey, PortRef>> out;
+  for (const auto& d : b.inv.rdma) {
+    if (k.first != "*" && d.name != k.first) continue;
+    for (const auto& p : d.ports) {
+      if (p.link_layer != LinkLayer::kEthernet) continue;
+      if (k.second && p.num != k.second) continue;
+      if (!p.roce_v1 && !p.roce_v2) continue;  // iWARP: no RoCE modes
+      out.push_back({{d.name, p.num}, {&p, b.device_producer(d.name), p.roce_v2 && !p.roce_v1}});
+    }
+  }
+  for (const auto& [name, sl] : b.planned_soft()) {
+    if ((k.first != "*" && name != k.first) || sl.kind != SoftKind::kRxe) continue;
+    if (k.second > 1) continue;
+    out.push_back({{name, 1}, {nullptr, sl.action, true}});
+  }
+  return out;
+}
+
+// A RoCE default of one port, after the device (when planned) and rdma_cm.
+Action roce_action(ActionParams params, const PortKey& k, const PortRef& r, const std::string& cur,
+                   const std::string& source, std::optional<size_t> cm) {
+  Action a{std::move(params), cur.empty() ? "unknown" : cur, source};
+  if (!r.present) a.waiting_for = k.first;
+  PlanBuilder::need(a, r.producer);
+  PlanBuilder::need(a, cm);
+  return a;
+}
+
+}  // namespace
+
+void plan_roce(PlanBuilder& b) {
+  const std::optional<size_t> cm = b.module_action("rdma_cm");
+  // "*" first, so a specific device/port setting refines it.
+  std::map<PortKey, Sourced<RoceMode>> modes;
+  std::map<PortKey, Sourced<unsigned>> toses;
+  std::map<PortKey, PortRef> refs;
+  auto rank = [](const PortKey& k) { return (k.first == "*" ? 0 : 2) + (k.second ? 1 : 0); };
+  std::vector<std::pair<PortKey, const RoceSetting*>> order;
+  for (const auto& [k, s] : b.cfg.roce) order.push_back({k, &s});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](const auto& x, const auto& y) { return rank(x.first) < rank(y.first); });
+  for (const auto& [k, s] : order) {
+    auto ports = roce_ports(b, k);
+    if (ports.empty()) {
+      const std::string src = s->mode ? s->mode->source : s->tos ? s->tos->source : "";
+      if (k.first != "*") {
+        b.note("RoCE defaults for " + k.first + (k.second ? "/" + std::to_string(k.second) : "") +
+               " (" + src + "): no such RoCE port is present");
+      }
+      continue;
+    }
+    for (const auto& [pk, r] : ports) {
+      refs.insert({pk, r});
+      if (s->mode) modes[pk] = *s->mode;
+      if (s->tos) toses[pk] = *s->tos;
+    }
+  }
+  std::map<PortKey, size_t> mode_action;
+  for (const auto& [k, m] : modes) {
+    const PortRef& r = refs.at(k);
+    if (m.value == RoceMode::kV1 && r.v2_only && r.present) {
+      b.diag().error(m.source, "RoCE v1 is not supported by port " + std::to_string(k.second) +
+                                   " of " + k.first + " (its GID table has only RoCE v2)");
+      continue;
+    }
+    const std::string cur = r.present ? r.present->cm_roce_mode : "";
+    if (cur == configfs_value(m.value)) continue;
+    mode_action[k] =
+        b.add(roce_action(SetRoceMode{k.first, k.second, m.value}, k, r, cur, m.source, cm));
+  }
+  for (const auto& [k, t] : toses) {
+    const PortRef& r = refs.at(k);
+    const std::string cur = r.present ? r.present->cm_roce_tos : "";
+    if (cur == std::to_string(t.value)) continue;
+    Action a = roce_action(SetRoceTos{k.first, k.second, t.value}, k, r, cur, t.source, cm);
+    if (auto it = mode_action.find(k); it != mode_action.end()) PlanBuilder::need(a, it->second);
+    b.add(std::move(a));
+  }
+}
+
+}  // namespace rp

@@ -1,0 +1,45 @@
+// Soft-RoCE (rxe) and Soft-iWARP (siw) links over an Ethernet interface, as `rdma link
+// add NAME type rxe|siw netdev IF` makes them (RDMA netlink RDMA_NLDEV_CMD_NEWLINK,
+// drivers/infiniband/core/nldev.c nldev_newlink). After the renames: the interface may
+// be named by the name it has now or by the one it is given.
+#include <set>
+
+#include "provision/plan/builder.h"
+
+namespace rp {
+
+void plan_soft_links(PlanBuilder& b) {
+  std::set<std::string> taken;
+  for (const auto& d : b.inv.rdma) taken.insert(d.name);
+  for (const auto& [netdev, l] : b.cfg.soft_links) {
+    const Iface* f = b.iface(netdev);
+    if (!f) f = b.iface(b.final_name(netdev));
+    const std::string kind(to_string(l.kind));
+    if (!f) {
+      b.note(kind + " link on " + netdev + " (" + l.source + "): no such interface is present");
+      continue;
+    }
+    bool exists = false;
+    for (const auto& d : b.inv.rdma) {
+      if (f->netdev && (d.parent_netdev == f->netdev->name || d.parent_netdev == netdev)) {
+        exists = true;
+        if (!l.name.empty() && d.name != l.name) {
+          b.note(kind + " link on " + netdev + " exists as " + d.name + ", not " + l.name +
+                 "; left as it is");
+        }
+      }
+    }
+    if (exists) continue;
+    std::string name = l.name;
+    for (int i = 0; name.empty(); ++i) {
+      if (!taken.count(kind + std::to_string(i))) name = kind + std::to_string(i);
+    }
+    taken.insert(name);
+    Action a{CreateSoftLink{netdev, name, l.kind}, "absent", l.source};
+    PlanBuilder::need(a, f->producer);
+    PlanBuilder::need(a, b.module_action(std::string(module_of(l.kind))));
+    b.add_planned_soft(name, {b.add(std::move(a)), l.kind});
+  }
+}
+
+}  // namespace rp
