@@ -100,6 +100,11 @@ Outcome rename(ApplyContext& ctx, const LinkInfo& link, const std::string& want)
                        (link.admin_up ? " (taken down and brought back up)" : ""));
 }
 
+std::optional<uint16_t> broadcast_pkey(const LinkInfo& l) {
+  if (l.type != kArphrdInfiniband || l.broadcast.len != 20) return std::nullopt;
+  return static_cast<uint16_t>(l.broadcast.bytes[8] << 8 | l.broadcast.bytes[9]);
+}
+
 std::string sysfs_net(const std::string& ifname, const char* attr) {
   return "/sys/class/net/" + ifname + "/" + attr;
 }
@@ -180,12 +185,15 @@ Outcome exec_pkey_child(ApplyContext& ctx, const Action& a, const CreatePkeyChil
                                                     "); no P_Key child " + p.name));
   }
   if (auto existing = rtnl_get_link(p.name)) {
-    auto pkey = ctx.files.read(sysfs_net(p.name, "pkey"));
-    auto value = pkey ? parse_hex(trim(*pkey)) : std::nullopt;
-    if (existing->iflink == parent.ifindex && value == spec.pkey) return Outcome::already(what);
+    // A child made over rtnetlink has no pkey file: its P_Key is in bytes 8-9 of the
+    // broadcast address, for both kinds of child (ipoib_vlan.c).
+    const std::optional<uint16_t> pkey = broadcast_pkey(*existing);
+    if (existing->iflink == parent.ifindex && pkey == spec.pkey) return Outcome::already(what);
     return Outcome::failed(
-        make_error(p.name, "exists, but is not the child with " + what + " (P_Key " +
-                               (pkey ? std::string(trim(*pkey)) : "unknown") + ")"),
+        make_error(p.name, "exists, but is not the child with " + what + " (" +
+                               (pkey ? "P_Key 0x" + hex(*pkey, 4) : std::string("no P_Key")) +
+                               (existing->iflink == parent.ifindex ? "" : ", not on " + p.parent) +
+                               ")"),
         "give the P_Key child another name");
   }
   auto st = rtnl_add_pkey_child(spec);
@@ -214,18 +222,31 @@ Outcome exec_ipoib_mode(ApplyContext& ctx, const Action& a, const SetIpoibMode& 
   }
   LinkInfo link;
   if (auto o = find_link(ctx, a, p.ifname, link)) return *o;
-  auto cur = ctx.files.read(path);
-  if (cur && trim(*cur) == want) return Outcome::already(want);
+  if (link.type != kArphrdInfiniband) {
+    return Outcome::failed(make_error(p.ifname, "is not an IPoIB interface (type " +
+                                                    arphrd_name(link.type) + "); no IPoIB mode"));
+  }
+  // Through rtnetlink, not the sysfs mode file: a child made over rtnetlink has none.
+  const IpoibLinkMode mode =
+      p.mode == IpoibMode::kConnected ? IpoibLinkMode::kConnected : IpoibLinkMode::kDatagram;
+  auto shown = [](const LinkInfo& l) -> std::string {
+    if (!l.ipoib_mode) return "unknown";
+    return *l.ipoib_mode == IpoibLinkMode::kConnected ? "connected" : "datagram";
+  };
+  const std::string cur = shown(link);
+  if (link.ipoib_mode == mode) return Outcome::already(want);
   // The mode changes while the link is down (DOMAIN.md); then the plan sets the MTU.
-  auto st = with_link_down(ctx, link, write_mode, [&](bool) { return link.name; });
+  auto st = with_link_down(
+      ctx, link, [&] { return rtnl_set_ipoib_mode(link.name, mode); },
+      [&](bool) { return link.name; });
   if (!st) return Outcome::failed(st.error(), hint(st.error().errnum));
-  auto now = ctx.files.read(path);
-  if (now && trim(*now) != want) {
+  auto now = rtnl_get_link(link.name);
+  if (now && now->ipoib_mode && *now->ipoib_mode != mode) {
     return Outcome::failed(
-        make_error(path, "still reads " + quote(trim(*now)) + " after writing " + quote(want)),
+        make_error(link.name, "still reports mode " + shown(*now) + " after setting " + want),
         hint(EINVAL));
   }
-  return Outcome::done((cur ? std::string(trim(*cur)) : "unknown") + " -> " + want +
+  return Outcome::done(cur + " -> " + want +
                        (link.admin_up ? " (taken down and brought back up)" : ""));
 }
 

@@ -36,8 +36,10 @@ bool discover_netlink_links(Inventory& inv) {
     NetDev n;
     n.name = l.name;
     n.ifindex = l.ifindex;
+    n.iflink = l.iflink;
     n.type = l.type;
     n.address = l.address;
+    n.broadcast = l.broadcast;
     n.mtu = l.mtu;
     n.operstate = l.operstate;
     n.admin_up = l.admin_up;

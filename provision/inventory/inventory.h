@@ -1,5 +1,6 @@
 // Inventory: what the machine has, as discovered under one Root. Value types only;
-// discovery lives in sysfs.cc (every root), netlink_links.cc and verbs.cc (live system).
+// discovery lives in sysfs.cc (every root) and discover.cc (netlink links and libibverbs
+// port details on the live system, and the order of the stages).
 #pragma once
 
 #include <map>
@@ -60,8 +61,12 @@ struct PciFunction {
 struct NetDev {
   std::string name;
   int ifindex = 0;
+  // The link it sits on: its own ifindex for a link that stands alone, the parent's for
+  // an IPoIB P_Key child (ipoib_main.c ipoib_get_iflink), the peer of a veth.
+  int iflink = 0;
   int type = 0;  // ARPHRD_*
   HwAddress address;
+  HwAddress broadcast;  // IPoIB: the P_Key is in bytes 8-9
   unsigned mtu = 0;
   std::string operstate;  // "up", "down", "unknown"...
   bool admin_up = false;
@@ -71,8 +76,10 @@ struct NetDev {
   // RDMA association: the device and port behind this netdev, if any.
   std::string rdma_device;
   unsigned rdma_port = 0;
-  // IPoIB only.
-  std::string ipoib_mode;  // "datagram" | "connected"
+  // IPoIB only. A child made over rtnetlink (`ip link add ... type ipoib`) has no mode,
+  // pkey or parent files (ipoib_vlan.c __ipoib_vlan_add adds them for create_child
+  // children only): its parent comes from iflink, its P_Key from the broadcast address.
+  std::string ipoib_mode;  // "datagram" | "connected"; "" when there is no mode file
   std::optional<unsigned> pkey;
   std::string parent;  // P_Key child: the parent interface
   unsigned dev_port = 0;

@@ -141,6 +141,11 @@ void discover_sysfs_netdevs(const Root& root, Inventory& inv, Detail detail) {
     n.ifindex = static_cast<int>(read_uint(root, dir + "/ifindex").value_or(0));
     n.type = static_cast<int>(read_uint(root, dir + "/type").value_or(0));
     if (auto a = HwAddress::parse(root.read_or(dir + "/address", ""))) n.address = *a;
+    if (n.type == kArphrdInfiniband) {
+      // What tells a P_Key child from its parent without the legacy child's files.
+      n.iflink = static_cast<int>(read_uint(root, dir + "/iflink").value_or(0));
+      if (auto b = HwAddress::parse(root.read_or(dir + "/broadcast", ""))) n.broadcast = *b;
+    }
     n.mtu = read_uint(root, dir + "/mtu").value_or(0);
     n.admin_up = (parse_hex(root.read_or(dir + "/flags", "0")).value_or(0) & 0x1) != 0;
     n.carrier = root.read_or(dir + "/carrier", "0") == "1";  // the plan's link waits
@@ -170,6 +175,13 @@ void enrich_netdevs(const Root& root, Inventory& inv) {
         if (auto v = parse_hex(trim(*pk)); v && *v <= 0xffff) n.pkey = static_cast<unsigned>(*v);
       }
       n.parent = root.read_or(dir + "/parent", "");
+      if (n.parent.empty() && n.iflink != 0 && n.iflink != n.ifindex) {
+        for (const auto& p : inv.netdevs)
+          if (p.ifindex == n.iflink) n.parent = p.name;
+      }
+      if (!n.pkey && n.broadcast.len == 20) {
+        n.pkey = static_cast<unsigned>(n.broadcast.bytes[8] << 8 | n.broadcast.bytes[9]);
+      }
       // IPoIB netdevs share the HCA's PCI device with one RDMA device (what the device's
       // infiniband/ directory lists), and dev_port is the port index minus one.
       if (auto it = n.pci ? rdma_on_pci.find(n.pci->str()) : rdma_on_pci.end();
@@ -177,6 +189,14 @@ void enrich_netdevs(const Root& root, Inventory& inv) {
         n.rdma_device = it->second;
         n.rdma_port = n.dev_port + 1;
       }
+    }
+  }
+  // A P_Key child is a virtual netdev (no device link): it shares its parent's port.
+  for (auto& n : inv.netdevs) {
+    if (n.parent.empty() || !n.rdma_device.empty()) continue;
+    if (const NetDev* p = inv.find_netdev(n.parent)) {
+      n.rdma_device = p->rdma_device;
+      n.rdma_port = p->rdma_port;
     }
   }
   // RoCE and soft devices name their netdev per port (gid_attrs/ndevs/0).

@@ -80,6 +80,17 @@ Status by_name(Status st) {
 
 }  // namespace
 
+namespace {
+
+// A link-layer address attribute of up to 20 bytes (IPoIB's INFINIBAND_ALEN).
+void copy_hw(const void* data, int len, HwAddress& out) {
+  if (len <= 0 || static_cast<size_t>(len) > out.bytes.size()) return;
+  std::memcpy(out.bytes.data(), data, static_cast<size_t>(len));
+  out.len = static_cast<uint8_t>(len);
+}
+
+}  // namespace
+
 namespace rtnl_internal {
 
 Result<nl::SockPtr> route_socket() { return nl::open_socket(NETLINK_ROUTE, "NETLINK_ROUTE"); }
@@ -110,12 +121,9 @@ std::optional<LinkInfo> parse_link(const nlmsghdr* h) {
   if (tb[IFLA_MTU]) l.mtu = nla_get_u32(tb[IFLA_MTU]);
   if (tb[IFLA_LINK]) l.iflink = static_cast<int>(nla_get_u32(tb[IFLA_LINK]));
   if (tb[IFLA_CARRIER]) l.carrier = nla_get_u8(tb[IFLA_CARRIER]) != 0;
-  if (tb[IFLA_ADDRESS]) {
-    const int len = nla_len(tb[IFLA_ADDRESS]);
-    if (len > 0 && static_cast<size_t>(len) <= l.address.bytes.size()) {
-      std::memcpy(l.address.bytes.data(), nla_data(tb[IFLA_ADDRESS]), static_cast<size_t>(len));
-      l.address.len = static_cast<uint8_t>(len);
-    }
+  if (tb[IFLA_ADDRESS]) copy_hw(nla_data(tb[IFLA_ADDRESS]), nla_len(tb[IFLA_ADDRESS]), l.address);
+  if (tb[IFLA_BROADCAST]) {
+    copy_hw(nla_data(tb[IFLA_BROADCAST]), nla_len(tb[IFLA_BROADCAST]), l.broadcast);
   }
   // IF_OPER_* (RFC 2863, 0..6), named as /sys/class/net/<if>/operstate names them.
   static const char* const kOperstate[] = {"unknown", "notpresent", "down", "lowerlayerdown",
@@ -131,6 +139,17 @@ std::optional<LinkInfo> parse_link(const nlmsghdr* h) {
         info[IFLA_INFO_KIND] && nla_len(info[IFLA_INFO_KIND]) > 0) {
       const char* kind = static_cast<const char*>(nla_data(info[IFLA_INFO_KIND]));
       l.kind.assign(kind, strnlen(kind, static_cast<size_t>(nla_len(info[IFLA_INFO_KIND]))));
+    }
+    nlattr* data[IFLA_IPOIB_MAX + 1] = {};
+    if (l.kind == "ipoib" && info[IFLA_INFO_DATA] &&
+        nla_parse_nested(data, IFLA_IPOIB_MAX, info[IFLA_INFO_DATA], nullptr) == 0) {
+      if (data[IFLA_IPOIB_MODE] && nla_len(data[IFLA_IPOIB_MODE]) == 2) {
+        l.ipoib_mode = nla_get_u16(data[IFLA_IPOIB_MODE]) == 1 ? IpoibLinkMode::kConnected
+                                                               : IpoibLinkMode::kDatagram;
+      }
+      if (data[IFLA_IPOIB_PKEY] && nla_len(data[IFLA_IPOIB_PKEY]) == 2) {
+        l.ipoib_pkey = nla_get_u16(data[IFLA_IPOIB_PKEY]);
+      }
     }
   }
   return l;
@@ -154,12 +173,10 @@ Result<std::vector<LinkInfo>> rtnl_list_links() {
     l.ifindex = rtnl_link_get_ifindex(link);
     l.type = static_cast<int>(rtnl_link_get_arptype(link));
     if (nl_addr* a = rtnl_link_get_addr(link)) {
-      auto len = nl_addr_get_len(a);
-      if (len > 0 && len <= 20) {
-        const auto* bytes = static_cast<const uint8_t*>(nl_addr_get_binary_addr(a));
-        for (unsigned i = 0; i < len; ++i) l.address.bytes[i] = bytes[i];
-        l.address.len = static_cast<uint8_t>(len);
-      }
+      copy_hw(nl_addr_get_binary_addr(a), static_cast<int>(nl_addr_get_len(a)), l.address);
+    }
+    if (nl_addr* b = rtnl_link_get_broadcast(link)) {
+      copy_hw(nl_addr_get_binary_addr(b), static_cast<int>(nl_addr_get_len(b)), l.broadcast);
     }
     l.mtu = rtnl_link_get_mtu(link);
     char buf[32];
@@ -242,7 +259,43 @@ Result<nl::MsgPtr> build_pkey_child(const PkeyChildSpec& spec, int parent_ifinde
   return b.finish("create " + spec.name);
 }
 
+Result<nl::MsgPtr> build_ipoib_mode(int ifindex, IpoibLinkMode mode) {
+  nl::MsgBuilder b(RTM_NEWLINK, NLM_F_REQUEST | NLM_F_ACK);
+  b.header(link_header(ifindex))
+      .begin_nest(IFLA_LINKINFO)
+      .put_string(IFLA_INFO_KIND, "ipoib")
+      .begin_nest(IFLA_INFO_DATA)
+      .put_u16(IFLA_IPOIB_MODE, static_cast<uint16_t>(mode))
+      .end_nest()
+      .end_nest();
+  return b.finish("set the IPoIB mode");
+}
+
 }  // namespace
+
+Result<std::vector<uint8_t>> rtnl_ipoib_mode_request(int ifindex, IpoibLinkMode mode) {
+  auto msg = build_ipoib_mode(ifindex, mode);
+  if (!msg) return msg.error();
+  return nl::bytes_of(msg->get());
+}
+
+Status rtnl_set_ipoib_mode(const std::string& ifname, IpoibLinkMode mode) {
+  auto link = rtnl_get_link(ifname);
+  if (!link) return link.error();
+  auto msg = build_ipoib_mode(link->ifindex, mode);
+  if (!msg) return msg.error();
+  auto sock = rtnl_internal::route_socket();
+  if (!sock) return sock.error();
+  nl::Answer a = nl::exchange(sock->get(), msg->get());
+  if (a.errnum != 0) {
+    const char* name = mode == IpoibLinkMode::kConnected ? "connected" : "datagram";
+    return make_error(ifname,
+                      std::string("cannot set IPoIB mode ") + name +
+                          (a.kernel_msg.empty() ? "" : "; kernel: " + a.kernel_msg),
+                      a.errnum);
+  }
+  return ok_status();
+}
 
 Result<std::vector<uint8_t>> rtnl_pkey_child_request(const PkeyChildSpec& spec,
                                                      int parent_ifindex) {

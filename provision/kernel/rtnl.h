@@ -20,11 +20,16 @@
 
 namespace rp {
 
+enum class IpoibLinkMode : uint16_t { kDatagram = 0, kConnected = 1 };  // IPOIB_MODE_*
+
 struct LinkInfo {
   std::string name;
   int ifindex = 0;
   int type = 0;  // ARPHRD_*
   HwAddress address;
+  // IFLA_BROADCAST; an IPoIB P_Key child carries its P_Key in bytes 8-9
+  // (ipoib_vlan.c __ipoib_vlan_add / ipoib_child_init).
+  HwAddress broadcast;
   unsigned mtu = 0;
   std::string operstate;
   bool admin_up = false;
@@ -33,6 +38,10 @@ struct LinkInfo {
   // IFLA_LINK: the parent of an IPoIB P_Key child or a VLAN, the peer of a veth; 0 or
   // the link's own ifindex for a link that stands alone.
   int iflink = 0;
+  // IPoIB's link data (ipoib_netlink.c ipoib_fill_info), on rtnl_get_link() answers; what
+  // tells the mode of a child made over rtnetlink, which has no sysfs mode file.
+  std::optional<IpoibLinkMode> ipoib_mode;
+  std::optional<uint16_t> ipoib_pkey;
 };
 
 // All links of the current network namespace.
@@ -53,7 +62,6 @@ Status rtnl_set_mtu(const std::string& name, unsigned mtu);
 // IPoIB P_Key child over route netlink (what `ip link add link ib0 name ib0.8001 type ipoib
 // pkey 0x8001 mode connected` sends). The P_Key is used exactly as given: the plan decides
 // the full-membership bit (see plan.cc).
-enum class IpoibLinkMode : uint16_t { kDatagram = 0, kConnected = 1 };  // IPOIB_MODE_*
 struct PkeyChildSpec {
   std::string parent;  // ib0
   std::string name;    // ib0.8001
@@ -62,6 +70,13 @@ struct PkeyChildSpec {
   std::optional<bool> umcast;         // unset: the kernel's default (off)
 };
 Status rtnl_add_pkey_child(const PkeyChildSpec& spec);
+
+// Sets the IPoIB mode of an existing parent or child: RTM_NEWLINK with IFLA_IPOIB_MODE in
+// the ipoib link data (ipoib_netlink.c ipoib_changelink -> ipoib_set_mode), which works
+// where the sysfs mode file does not exist (children made over rtnetlink).
+Status rtnl_set_ipoib_mode(const std::string& ifname, IpoibLinkMode mode);
+// The request rtnl_set_ipoib_mode() sends for the link with `ifindex` (for tests).
+Result<std::vector<uint8_t>> rtnl_ipoib_mode_request(int ifindex, IpoibLinkMode mode);
 // The RTM_NEWLINK request rtnl_add_pkey_child() sends for a parent with `parent_ifindex`
 // (tests inspect it: there is no IPoIB hardware where they run).
 Result<std::vector<uint8_t>> rtnl_pkey_child_request(const PkeyChildSpec& spec, int parent_ifindex);

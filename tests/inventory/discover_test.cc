@@ -7,9 +7,9 @@
 namespace rp {
 namespace {
 
-Inventory discover_fixture(const std::string& name) {
+Inventory discover_fixture(const std::string& name, Detail detail = Detail::kFull) {
   Root root(testing::unpack_fixture(name));
-  return discover(root);
+  return discover(root, detail);
 }
 
 TEST(Discover, ConnectX3VpiHasAnIbAndAnEthernetPort) {
@@ -71,6 +71,22 @@ TEST(Discover, IpoibNetdevsCarryModePkeyAndPort) {
   EXPECT_TRUE(inv.rdma_cm_configfs);
   // The port's netdev is the parent, not the P_Key child.
   EXPECT_EQ(inv.find_rdma("mlx5_0")->ports[0].netdev, "ib0");
+}
+
+TEST(Discover, AChildMadeOverNetlinkIsKnownByIflinkAndBroadcast) {
+  // hpc0 has no pkey or parent file (ipoib_vlan.c: RTNL children get none).
+  Inventory inv = discover_fixture("cx5-ib", Detail::kPlan);
+  const NetDev* ib0 = inv.find_netdev("ib0");
+  const NetDev* hpc0 = inv.find_netdev("hpc0");
+  ASSERT_TRUE(ib0 && hpc0);
+  EXPECT_EQ(hpc0->parent, "ib0");
+  EXPECT_EQ(hpc0->iflink, ib0->ifindex);
+  EXPECT_EQ(hpc0->pkey, 0x8040u);
+  EXPECT_EQ(hpc0->ipoib_mode, "");
+  EXPECT_EQ(hpc0->rdma_device, "mlx5_0");
+  EXPECT_EQ(hpc0->rdma_port, 1u);
+  EXPECT_TRUE(ib0->parent.empty());
+  EXPECT_EQ(ib0->iflink, ib0->ifindex);
 }
 
 TEST(Discover, SoftRoceDeviceIsTiedToItsNetdev) {

@@ -68,6 +68,28 @@ Request decode(const std::vector<uint8_t>& bytes) {
   return r;
 }
 
+TEST(IpoibModeRequest, IsAnRtmNewlinkOfTheLinkWithIpoibModeData) {
+  // ipoib_netlink.c ipoib_changelink reads IFLA_IPOIB_MODE (u16, IPOIB_MODE_CONNECTED 1)
+  // from the ipoib link data; rtnl_newlink finds the link by ifi_index.
+  auto bytes = rtnl_ipoib_mode_request(9, IpoibLinkMode::kConnected);
+  ASSERT_TRUE(bytes) << bytes.error().str();
+  Request r = decode(*bytes);
+  EXPECT_EQ(r.header.nlmsg_type, RTM_NEWLINK);
+  EXPECT_EQ(r.header.nlmsg_flags, NLM_F_REQUEST | NLM_F_ACK);  // no CREATE: change only
+  EXPECT_EQ(r.ifi.ifi_index, 9);
+  EXPECT_EQ(r.top.size(), 1u);
+  Attrs info = attrs(r.top.at(IFLA_LINKINFO));
+  EXPECT_EQ(str(info.at(IFLA_INFO_KIND)), "ipoib");
+  Attrs data = attrs(info.at(IFLA_INFO_DATA));
+  EXPECT_EQ(data.size(), 1u);
+  EXPECT_EQ(num<uint16_t>(data.at(IFLA_IPOIB_MODE)), 1);
+  auto datagram = rtnl_ipoib_mode_request(9, IpoibLinkMode::kDatagram);
+  ASSERT_TRUE(datagram);
+  EXPECT_EQ(num<uint16_t>(attrs(attrs(decode(*datagram).top.at(IFLA_LINKINFO)).at(IFLA_INFO_DATA))
+                              .at(IFLA_IPOIB_MODE)),
+            0);
+}
+
 TEST(PkeyChildRequest, IsAnExclusiveRtmNewlinkOfKindIpoib) {
   PkeyChildSpec spec{"ib0", "ib0.8001", 0x8001, IpoibLinkMode::kConnected, std::nullopt};
   auto bytes = rtnl_pkey_child_request(spec, 7);

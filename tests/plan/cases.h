@@ -33,6 +33,10 @@ inline constexpr Case kGoldenCases[] = {
      "rd.rdma.name=ibdata:0c42:a103:0016:b2c4 rd.rdma.pkey=ibdata:0x20 ib.pkey=ibdata.0030 "
      "rd.rdma.wait=all",
      nullptr},
+    // hpc0, a P_Key child made over rtnetlink (no pkey/parent files) whose name sorts
+    // before its parent's: it is neither renamed as the GUID's interface nor made again.
+    {"cx5_ib_netlink_child", "cx5-ib",
+     "rd.rdma.name=fabric0:0c42:a103:0016:b2c4 rd.rdma.pkey=fabric0:0x40:hpc0", nullptr},
     {"cx5_roce_all_ports", "cx5-roce", "rd.rdma.roce=*:v2:106", nullptr},
     {"cx5_roce_swap_names", "cx5-roce",
      "rd.rdma.name=ens1f1np1:98:03:9b:46:8a:10 rd.rdma.name=ens1f0np0:98:03:9b:46:8a:11", nullptr},
