@@ -27,10 +27,22 @@ unsigned link_mtu_of(const Inventory& inv, const NetDev& n) {
   return 4096;  // the largest IB MTU: only obviously impossible values are refused
 }
 
-bool enhanced_ipoib(const Inventory& inv, const NetDev& n) {
-  // ConnectX-4 and later (mlx5) run Enhanced IPoIB: datagram only.
-  if (const RdmaDevice* d = inv.find_rdma(n.rdma_device)) return d->driver == "mlx5_core";
-  return n.driver == "mlx5_core";
+// Connected mode is possible exactly when the interface's hardware address carries the
+// RC flag (ipoib.h: IPOIB_CM_SUPPORTED(ha) is ha[0] & IPOIB_FLAGS_RC, 0x80; ipoib_set_mode
+// refuses "connected" otherwise). A child copies its parent's address (ipoib_vlan.c).
+bool connected_possible(const NetDev& n) {
+  return n.address.len == 20 && (n.address.bytes[0] & 0x80) != 0;
+}
+
+// Why `n` cannot run connected mode, in the words an administrator knows.
+std::string no_connected_mode(const Inventory& inv, const NetDev& n, const std::string& ifname) {
+  const RdmaDevice* d = inv.find_rdma(n.rdma_device);
+  if ((d ? d->driver : n.driver) == "mlx5_core") {
+    return ifname + " is Enhanced IPoIB (" + n.rdma_device +
+           ", mlx5): connected mode is not supported, only datagram";
+  }
+  return ifname + " cannot run connected mode: its hardware address " + n.address.str() +
+         " lacks the connected-mode flag (0x80 in the first byte), only datagram";
 }
 
 }  // namespace
@@ -64,6 +76,11 @@ void plan_pkey_children(PlanBuilder& b) {
     if (auto ip = b.cfg.ipoib.find(name); !mode && ip != b.cfg.ipoib.end() && ip->second.mode) {
       mode = ip->second.mode->value;
     }
+    if (mode == IpoibMode::kConnected && parent->netdev && !connected_possible(*parent->netdev)) {
+      b.diag().error(c.source, no_connected_mode(b.inv, *parent->netdev, c.parent) +
+                                   " (P_Key child " + name + ")");
+      continue;
+    }
     Action a{CreatePkeyChild{c.parent, name, pkey, mode}, "absent", c.source};
     if (!parent->netdev) a.waiting_for = c.parent;
     PlanBuilder::need(a, parent->producer);
@@ -88,9 +105,8 @@ void plan_ipoib(PlanBuilder& b) {
     const IpoibMode mode =
         s.mode ? s.mode->value
                : (n && n->ipoib_mode == "connected" ? IpoibMode::kConnected : IpoibMode::kDatagram);
-    if (s.mode && mode == IpoibMode::kConnected && n && enhanced_ipoib(b.inv, *n)) {
-      b.diag().error(s.mode->source, ifname + " is Enhanced IPoIB (" + n->rdma_device +
-                                         ", mlx5): connected mode is not supported, only datagram");
+    if (s.mode && mode == IpoibMode::kConnected && n && !connected_possible(*n)) {
+      b.diag().error(s.mode->source, no_connected_mode(b.inv, *n, ifname));
       continue;
     }
     if (s.mtu && n) {

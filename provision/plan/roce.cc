@@ -13,7 +13,8 @@ using PortKey = std::pair<std::string, unsigned>;
 struct PortRef {
   const RdmaPort* present;  // null for a planned soft device
   std::optional<size_t> producer;
-  bool v2_only;
+  bool v2_only;  // Soft-RoCE, RoCE-v2-only HCAs
+  bool v1_only;  // ConnectX-3 without RoCE v2 (MLX4_DEV_CAP_FLAG2_ROCE_V1_V2 unset)
 };
 
 // The RoCE ports `dev`/`port` names, present or planned (a planned rxe device has one
@@ -26,13 +27,15 @@ std::vector<std::pair<PortKey, PortRef>> roce_ports(const PlanBuilder& b, const 
       if (p.link_layer != LinkLayer::kEthernet) continue;
       if (k.second && p.num != k.second) continue;
       if (!p.roce_v1 && !p.roce_v2) continue;  // iWARP: no RoCE modes
-      out.push_back({{d.name, p.num}, {&p, b.device_producer(d.name), p.roce_v2 && !p.roce_v1}});
+      out.push_back(
+          {{d.name, p.num},
+           {&p, b.device_producer(d.name), p.roce_v2 && !p.roce_v1, p.roce_v1 && !p.roce_v2}});
     }
   }
   for (const auto& [name, sl] : b.planned_soft()) {
     if ((k.first != "*" && name != k.first) || sl.kind != SoftKind::kRxe) continue;
     if (k.second > 1) continue;
-    out.push_back({{name, 1}, {nullptr, sl.action, true}});
+    out.push_back({{name, 1}, {nullptr, sl.action, true, false}});
   }
   return out;
 }
@@ -82,6 +85,14 @@ void plan_roce(PlanBuilder& b) {
     if (m.value == RoceMode::kV1 && r.v2_only && r.present) {
       b.diag().error(m.source, "RoCE v1 is not supported by port " + std::to_string(k.second) +
                                    " of " + k.first + " (its GID table has only RoCE v2)");
+      continue;
+    }
+    if (m.value == RoceMode::kV2 && r.v1_only && r.present) {
+      // cma_configfs.c refuses a GID type the port's cache does not support (EINVAL).
+      b.diag().error(m.source, "RoCE v2 is not supported by port " + std::to_string(k.second) +
+                                   " of " + k.first +
+                                   " (its GID table has only IB/RoCE v1: a ConnectX-3 without "
+                                   "the Pro's RoCE v2 support, or a kernel without it)");
       continue;
     }
     const std::string cur = r.present ? r.present->cm_roce_mode : "";

@@ -60,7 +60,8 @@ void write_node(const std::string& dir, int hcas, std::string& config) {
     char bdf[32];
     std::snprintf(bdf, sizeof bdf, "0000:%02x:00.0", 0x10 + i);
     uint64_t g = 0xf452140300700000ULL + static_cast<uint64_t>(i) * 0x10;
-    d << "pci " << bdf << " driver=mlx4_core vendor=0x15b3 device=0x1003 mlx4_port1=ib "
+    // ConnectX-3 Pro (0x1007): RoCE v1 and v2 GIDs (plain ConnectX-3 has v1 only).
+    d << "pci " << bdf << " driver=mlx4_core vendor=0x15b3 device=0x1007 mlx4_port1=ib "
       << "mlx4_port2=eth mlx4_port1_mtu=4096\n";
     d << "rdma mlx4_" << i << " pci=" << bdf << " node_guid=" << guid(g)
       << " fw_ver=2.42.5000 board_id=MT_1090120019 hca_type=MT4099\n";

@@ -19,7 +19,7 @@ Inventory cx3_with_port1(const std::string& port1) {
   f.driver = "mlx4_core";
   f.mlx4_ports = {{1, port1, true, ""}, {2, "ib", true, "4096"}};
   inv.pci.push_back(f);
-  inv.modules = {"mlx4_core", "mlx4_ib", "ib_core"};
+  inv.modules = {"ib_core", "mlx4_core", "mlx4_ib"};  // sorted, as discover() keeps them
   return inv;
 }
 
@@ -53,6 +53,98 @@ TEST(ModulesPlanner, TheRdmaDriverOfEachNicDriverIsLoaded) {
   EXPECT_TRUE(loads(p, "ocrdma")) << plan_text(p);
   EXPECT_TRUE(loads(p, "mana_ib")) << plan_text(p);
   EXPECT_TRUE(loads(p, "mlx5_ib")) << plan_text(p);
+}
+
+// An IPoIB parent ib0 on `driver`, with the hardware address flags byte `flags`
+// (ipoib_cm.c sets IPOIB_FLAGS_RC in dev_addr[0] when the HCA can do connected mode).
+Inventory ipoib_port(const std::string& driver, uint8_t flags) {
+  Inventory inv;
+  NetDev n;
+  n.name = "ib0";
+  n.ifindex = 3;
+  n.iflink = 3;
+  n.type = kArphrdInfiniband;
+  n.address = *HwAddress::parse("00:00:02:08:fe:80:00:00:00:00:00:00:f4:52:14:03:00:7b:cb:a1");
+  n.address.bytes[0] = flags;
+  n.driver = driver;
+  n.ipoib_mode = "datagram";
+  n.mtu = 2044;
+  inv.netdevs.push_back(n);
+  inv.modules = {"ib_ipoib"};
+  return inv;
+}
+
+Config connected(const std::string& ifname) {
+  Config cfg;
+  cfg.ipoib[ifname].mode = Sourced<IpoibMode>{IpoibMode::kConnected, "test:1"};
+  return cfg;
+}
+
+TEST(IpoibPlanner, ConnectedModeFollowsTheAddressFlagNotTheDriver) {
+  // mlx4 without the RC flag (an HCA or firmware without CM): refused before boot.
+  Plan no_flag = make_plan(connected("ib0"), ipoib_port("mlx4_core", 0x00));
+  ASSERT_EQ(no_flag.diag.errors.size(), 1u) << plan_text(no_flag);
+  EXPECT_EQ(no_flag.diag.errors[0].str(),
+            "test:1: ib0 cannot run connected mode: its hardware address "
+            "00:00:02:08:fe:80:00:00:00:00:00:00:f4:52:14:03:00:7b:cb:a1 lacks the "
+            "connected-mode flag (0x80 in the first byte), only datagram");
+  // The flag set: planned, whatever the driver.
+  Plan flag = make_plan(connected("ib0"), ipoib_port("mlx5_core", 0x80));
+  EXPECT_TRUE(flag.diag.ok()) << plan_text(flag);
+  ASSERT_EQ(flag.actions.size(), 2u) << plan_text(flag);  // the mode, then the link up
+  EXPECT_EQ(flag.actions[0].kind(), ActionKind::kSetIpoibMode);
+}
+
+TEST(IpoibPlanner, AConnectedChildNeedsTheFlagOnItsParent) {
+  Config cfg;
+  PkeyChild c;
+  c.parent = "ib0";
+  c.pkey = 0x10;
+  c.mode = IpoibMode::kConnected;
+  c.source = "test:2";
+  cfg.pkeys[{"ib0", 0x10}] = c;
+  Plan p = make_plan(cfg, ipoib_port("mlx4_core", 0x00));
+  ASSERT_EQ(p.diag.errors.size(), 1u) << plan_text(p);
+  EXPECT_NE(p.diag.errors[0].str().find("(P_Key child ib0.8010)"), std::string::npos);
+}
+
+// An Ethernet mlx4 port whose GID table lists only the given RoCE types.
+Inventory roce_port(bool v1, bool v2) {
+  Inventory inv;
+  RdmaDevice d;
+  d.name = "mlx4_0";
+  d.driver = "mlx4_core";
+  RdmaPort p;
+  p.num = 2;
+  p.state = PortState::kActive;
+  p.link_layer = LinkLayer::kEthernet;
+  p.roce_v1 = v1;
+  p.roce_v2 = v2;
+  p.cm_roce_mode = "IB/RoCE v1";
+  d.ports.push_back(p);
+  inv.rdma.push_back(d);
+  inv.modules = {"mlx4_ib", "rdma_cm"};  // sorted, as discover() keeps them
+  return inv;
+}
+
+Config roce_v2(const std::string& target) {
+  Config cfg;
+  cfg.roce[{target, 2}].mode = Sourced<RoceMode>{RoceMode::kV2, "test:3"};
+  return cfg;
+}
+
+TEST(RocePlanner, RoceV2IsRefusedOnAPortWithOnlyV1Gids) {
+  Plan v1_only = make_plan(roce_v2("mlx4_0"), roce_port(true, false));
+  ASSERT_EQ(v1_only.diag.errors.size(), 1u) << plan_text(v1_only);
+  EXPECT_EQ(v1_only.diag.errors[0].str(),
+            "test:3: RoCE v2 is not supported by port 2 of mlx4_0 (its GID table has only "
+            "IB/RoCE v1: a ConnectX-3 without the Pro's RoCE v2 support, or a kernel without "
+            "it)");
+  EXPECT_TRUE(v1_only.actions.empty());
+  Plan both = make_plan(roce_v2("mlx4_0"), roce_port(true, true));
+  EXPECT_TRUE(both.diag.ok()) << plan_text(both);
+  ASSERT_EQ(both.actions.size(), 1u) << plan_text(both);
+  EXPECT_EQ(both.actions[0].wanted(), "RoCE v2");
 }
 
 TEST(Actions, TextsComeFromTheParameters) {
