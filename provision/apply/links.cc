@@ -269,6 +269,19 @@ Outcome exec_mtu(ApplyContext& ctx, const Action& a, const SetMtu& p) {
     return Outcome::failed(st.error(), hint);
   }
   auto after = rtnl_get_link(link.name);
+  if (after && after->mtu < want && link.type == kArphrdInfiniband) {
+    // Datagram IPoIB keeps the wanted MTU as its admin MTU but runs min(broadcast group
+    // MTU, admin MTU), lowered again at each multicast join (ipoib_main.c
+    // ipoib_change_mtu, ipoib_multicast.c ipoib_mcast_join_finish): the partition's MTU in
+    // the subnet manager (OpenSM's default 2048 gives 2044) decides. Not a failure: the
+    // kernel accepted it and uses it once the fabric allows.
+    const std::string clamp = "the kernel runs " + std::to_string(after->mtu) + ", clamped to " +
+                              "the IPoIB broadcast group's MTU (the partition MTU of the subnet "
+                              "manager); " +
+                              shown + " is kept as the admin MTU";
+    ctx.log.warn(link.name + ": MTU " + shown + " set, but " + clamp);
+    return Outcome::done(std::to_string(link.mtu) + " -> " + shown + "; warning: " + clamp);
+  }
   if (after && after->mtu != want) {
     return Outcome::failed(
         make_error(link.name, "MTU is " + std::to_string(after->mtu) + " after setting " + shown));

@@ -9,11 +9,18 @@
 namespace rp {
 namespace {
 
-unsigned link_mtu_of(const Inventory& inv, const NetDev& n) {
+// The IB link MTU of the port under `n`: libibverbs' active MTU, else the mlx4 port MTU
+// this plan sets (the same run may lower it), else the one the port has now.
+unsigned link_mtu_of(const Config& cfg, const Inventory& inv, const NetDev& n) {
   for (const auto& d : inv.rdma) {
     if (d.name != n.rdma_device) continue;
     for (const auto& p : d.ports) {
       if (p.num != n.rdma_port) continue;
+      if (d.pci && p.num >= 1 && p.num <= 2) {
+        if (auto it = cfg.mlx4.find(*d.pci); it != cfg.mlx4.end() && it->second.mtu[p.num - 1]) {
+          return it->second.mtu[p.num - 1]->value;
+        }
+      }
       if (p.active_mtu) return p.active_mtu;
       if (!d.pci) continue;
       for (const auto& f : inv.pci) {
@@ -109,8 +116,11 @@ void plan_ipoib(PlanBuilder& b) {
       b.diag().error(s.mode->source, no_connected_mode(b.inv, *n, ifname));
       continue;
     }
+    if (s.mode && mode == IpoibMode::kDatagram && s.mtu && s.mtu->value > 4092) {
+      continue;  // invalid on any machine: validate() has said so
+    }
     if (s.mtu && n) {
-      const unsigned link = link_mtu_of(b.inv, *n);
+      const unsigned link = link_mtu_of(b.cfg, b.inv, *n);
       const unsigned limit = mode == IpoibMode::kConnected ? 65520 : link - 4;
       if (s.mtu->value > limit) {
         b.diag().error(

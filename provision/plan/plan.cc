@@ -46,6 +46,15 @@ void validate(const Config& cfg, Diagnostics& diag) {
       }
     }
   }
+  // Datagram IPoIB carries at most IPOIB_UD_MTU(4096) = 4092 bytes (ipoib.h: the largest IB
+  // MTU minus the 4-byte IPoIB header), whatever the machine.
+  for (const auto& [ifname, s] : cfg.ipoib) {
+    if (s.mode && s.mode->value == IpoibMode::kDatagram && s.mtu && s.mtu->value > 4092) {
+      diag.error(s.mtu->source, "MTU " + std::to_string(s.mtu->value) + " of " + ifname +
+                                    " exceeds 4092, the largest in datagram mode (IB MTU 4096 "
+                                    "- 4); connected mode allows up to 65520");
+    }
+  }
   // Names: one name per device, one device per name, never two identical names.
   std::map<HwKey, std::string> by_key;
   for (const auto& [name, key] : cfg.names) {

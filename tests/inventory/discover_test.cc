@@ -73,6 +73,18 @@ TEST(Discover, IpoibNetdevsCarryModePkeyAndPort) {
   EXPECT_EQ(inv.find_rdma("mlx5_0")->ports[0].netdev, "ib0");
 }
 
+TEST(Discover, TheIbMtuFileOfAnEthernetMlx4PortIsNotRead) {
+  // Its file holds 4096, but reading it makes the kernel warn on every run.
+  Inventory inv = discover_fixture("cx3-vpi", Detail::kPlan);
+  ASSERT_EQ(inv.pci.size(), 1u);
+  const auto& ports = inv.pci[0].mlx4_ports;
+  ASSERT_EQ(ports.size(), 2u);
+  EXPECT_EQ(ports[0].value, "ib");
+  EXPECT_EQ(ports[0].mtu, "4096");
+  EXPECT_EQ(ports[1].value, "eth");
+  EXPECT_EQ(ports[1].mtu, "");
+}
+
 TEST(Discover, AChildMadeOverNetlinkIsKnownByIflinkAndBroadcast) {
   // hpc0 has no pkey or parent file (ipoib_vlan.c: RTNL children get none).
   Inventory inv = discover_fixture("cx5-ib", Detail::kPlan);

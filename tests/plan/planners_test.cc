@@ -147,6 +147,42 @@ TEST(RocePlanner, RoceV2IsRefusedOnAPortWithOnlyV1Gids) {
   EXPECT_EQ(both.actions[0].wanted(), "RoCE v2");
 }
 
+TEST(IpoibPlanner, ADatagramMtuAbove4092IsInvalidOnAnyMachine) {
+  Config cfg;
+  cfg.ipoib["ib0"].mode = Sourced<IpoibMode>{IpoibMode::kDatagram, "test:4"};
+  cfg.ipoib["ib0"].mtu = Sourced<unsigned>{4096, "test:5"};
+  Plan p = make_plan(cfg, Inventory{});  // no machine to look at
+  ASSERT_EQ(p.diag.errors.size(), 1u) << plan_text(p);
+  EXPECT_EQ(p.diag.errors[0].where, "test:5");
+}
+
+TEST(IpoibPlanner, TheMtuIsCheckedAgainstTheIbMtuThisPlanSets) {
+  // mlx4 port 1 runs IB MTU 4096 now; the same config lowers it to 2048, so a datagram
+  // MTU of 4092 no longer fits (IPOIB_UD_MTU(2048) = 2044).
+  Inventory inv = cx3_with_port1("ib");
+  inv.pci[0].mlx4_ports[0].mtu = "4096";
+  RdmaDevice d;
+  d.name = "mlx4_0";
+  d.driver = "mlx4_core";
+  d.pci = inv.pci[0].address;
+  RdmaPort port;
+  port.num = 1;
+  port.link_layer = LinkLayer::kInfiniBand;
+  d.ports.push_back(port);
+  inv.rdma.push_back(d);
+  Inventory ib = ipoib_port("mlx4_core", 0x80);
+  inv.netdevs = ib.netdevs;
+  inv.netdevs[0].rdma_device = "mlx4_0";
+  inv.netdevs[0].rdma_port = 1;
+  Config cfg;
+  cfg.mlx4[inv.pci[0].address].mtu[0] = Sourced<unsigned>{2048, "test:6"};
+  cfg.ipoib["ib0"].mtu = Sourced<unsigned>{4092, "test:7"};
+  Plan p = make_plan(cfg, inv);
+  ASSERT_EQ(p.diag.errors.size(), 1u) << plan_text(p);
+  EXPECT_EQ(p.diag.errors[0].str(),
+            "test:7: MTU 4092 of ib0 exceeds 2044 for datagram mode (IB link MTU 2048 - 4)");
+}
+
 TEST(Actions, TextsComeFromTheParameters) {
   const Action a(SetPortType{*PciAddress::parse("81:00.0"), 2, PortType::kEth}, "ib", "test");
   EXPECT_EQ(to_string(a.kind()), "port-type");
