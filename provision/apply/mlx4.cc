@@ -204,6 +204,11 @@ struct Mlx4Write {
   std::function<std::string(int errnum)> hint;
   // A refusal that no wait can change (an MTU on an Ethernet port): reported at once.
   std::function<bool(int errnum)> refusal_is_final = [](int) { return false; };
+  // A refusal that leaves the value staged in the kernel (a port type on a card that takes
+  // one type for both ports): the outcome to report at once, or nothing.
+  std::function<std::optional<Outcome>(int errnum)> staged = [](int) {
+    return std::optional<Outcome>();
+  };
   // Whether going from the old shown value to the new one re-registers the card ("eth" ->
   // "auto (eth)" does not).
   std::function<bool(const std::string& before, const std::string& after)> reregisters =
@@ -282,6 +287,10 @@ Outcome write_mlx4(ApplyContext& ctx, const Action& a, const Mlx4Write& w) {
         ctx.log.debug(last.str() + ": retrying");
         return false;
       case ErrClass::kRefused: {
+        if (auto staged = w.staged(last.errnum)) {
+          verdict = *staged;
+          return true;
+        }
         if (w.refusal_is_final(last.errnum)) {
           verdict = Outcome::failed(last, w.hint(last.errnum));
           return true;
@@ -372,7 +381,34 @@ Outcome exec_port_type(ApplyContext& ctx, const Action& a, const SetPortType& p)
         return "";
     }
   };
-  return write_mlx4(ctx, a, w);
+  const unsigned other_port = p.port == 1 ? 2 : 1;
+  if (p.other && !p.other_first && *p.other == p.type) {
+    w.staged = [p, other_port](int errnum) -> std::optional<Outcome> {
+      if (errnum != EOPNOTSUPP) return std::nullopt;
+      return Outcome::done(
+          "staged: this HCA takes one type for both ports (no DPDP); the "
+          "write of port " +
+          std::to_string(other_port) + " applies both");
+    };
+  }
+  Outcome o = write_mlx4(ctx, a, w);
+  const bool ok = o.kind == OutcomeKind::kDone || o.kind == OutcomeKind::kAlready;
+  if (!ok || !p.other || !p.other_first) return o;
+  // The card's last port-type write: what does the hardware say about both ports now?
+  const std::string other_path = pci_dir(w.device) + "/mlx4_port" + std::to_string(other_port);
+  auto shown = ctx.files.read(other_path);
+  const std::string other_value = shown ? std::string(trim(*shown)) : "unreadable";
+  if (!shown || !type_matches(other_value, *p.other)) {
+    return Outcome::failed(
+        make_error(other_path, "reads " + quote(other_value) + " after both ports of " + w.device +
+                                   " were written (wanted " + std::string(to_string(*p.other)) +
+                                   ")"),
+        "the card did not take the pair " + std::string(to_string(*p.other)) + "," + value +
+            " (see the mlx4_core lines in dmesg)");
+  }
+  o.detail += std::string(o.detail.empty() ? "" : "; ") + "port " + std::to_string(other_port) +
+              " reads " + quote(other_value);
+  return o;
 }
 
 Outcome exec_port_mtu(ApplyContext& ctx, const Action& a, const SetPortMtu& p) {

@@ -40,6 +40,12 @@ struct SetPortType {
   PciAddress pci;
   unsigned port = 1;  // 1 or 2
   PortType type = PortType::kIb;
+  // When this plan sets both ports of the card: the other port's wanted type, and whether
+  // it is written before this one. A card without MLX4_DEV_CAP_FLAG_DPDP takes one type
+  // for both ports; it refuses a write that would mix them (EOPNOTSUPP) but keeps it staged
+  // and applies both with the other port's write (mlx4/main.c __set_port_type).
+  std::optional<PortType> other;
+  bool other_first = false;
 };
 struct SetPortMtu {
   PciAddress pci;

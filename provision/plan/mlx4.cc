@@ -71,13 +71,23 @@ void plan_port_types(PlanBuilder& b) {
     // retries the other order).
     std::vector<unsigned> order = {1, 2};
     if (wanted(1) == "eth" && wanted(2) == "eth") order = {2, 1};
+    auto changes = [&](unsigned port) {
+      const auto& t = s.type[port - 1];
+      const std::string cur = current(port);
+      return t && (cur.empty() || normalized_port_type(cur) != to_string(t->value));
+    };
+    const bool both = changes(1) && changes(2);
     std::optional<size_t> last;
     for (unsigned port : order) {
+      if (!changes(port)) continue;
       const auto& t = s.type[port - 1];
-      if (!t) continue;
       const std::string cur = current(port);
-      if (!cur.empty() && normalized_port_type(cur) == to_string(t->value)) continue;
-      Action a{SetPortType{pci, port, t->value}, cur.empty() ? "absent" : cur, t->source};
+      SetPortType params{pci, port, t->value, std::nullopt, false};
+      if (both) {
+        params.other = s.type[2 - port]->value;
+        params.other_first = port == order[1];
+      }
+      Action a{params, cur.empty() ? "absent" : cur, t->source};
       if (fn->mlx4_ports.empty()) a.waiting_for = "mlx4_core to create mlx4_port files";
       PlanBuilder::need(a, loader);
       // The two ports of a card do not depend on each other: a refused port 1 (staged

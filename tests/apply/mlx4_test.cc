@@ -283,3 +283,49 @@ TEST(PortMtu, EthernetPortRejectsTheMtuWithTheKernelsReason) {
 
 }  // namespace
 }  // namespace rp
+
+namespace rp {
+namespace {
+
+// One port of a pair the plan sets together (SetPortType::other).
+Action pair_action(const std::string& bdf, unsigned port, PortType type, PortType other,
+                   bool other_first) {
+  return Action(SetPortType{*PciAddress::parse(bdf), port, type, other, other_first}, "ib", "test");
+}
+
+TEST(PortType, ACardWithoutDpdpTakesAPairStagedThroughTheFirstRefusal) {
+  // four-hca's ConnectX-3 cards run ib,ib; this one takes one type for both ports.
+  const std::string card = "0000:04:00.0";
+  const std::string dir = "/sys/bus/pci/devices/" + card;
+  testing::TestRun r("four-hca");
+  r.kernel.mlx4_same_type_only(card);
+  Outcome o2 = execute(r.ctx, pair_action(card, 2, PortType::kEth, PortType::kEth, false));
+  EXPECT_EQ(o2.kind, OutcomeKind::kDone) << o2.error.str();
+  EXPECT_EQ(o2.detail,
+            "staged: this HCA takes one type for both ports (no DPDP); the write of port 1 "
+            "applies both");
+  EXPECT_EQ(r.raw(dir + "/mlx4_port2"), "ib\n");  // refused, staged: still shows ib
+  Outcome o1 = execute(r.ctx, pair_action(card, 1, PortType::kEth, PortType::kEth, true));
+  EXPECT_EQ(o1.kind, OutcomeKind::kDone) << o1.error.str();
+  EXPECT_NE(o1.detail.find("port 2 reads 'eth'"), std::string::npos) << o1.detail;
+  EXPECT_EQ(r.raw(dir + "/mlx4_port1"), "eth\n");
+  EXPECT_EQ(r.raw(dir + "/mlx4_port2"), "eth\n");
+  // One refused write, one accepted: no retry storm on the staged port.
+  ASSERT_EQ(r.kernel.writes().size(), 2u);
+  EXPECT_EQ(r.kernel.writes()[0].errnum, EOPNOTSUPP);
+}
+
+TEST(PortType, WithoutTheOtherPortsWriteAPairCannotChange) {
+  // Port 2 was never written (its action failed or was skipped): the card still reads
+  // ib there, and mixing is refused, so port 1 cannot change either: failed, not staged.
+  const std::string card = "0000:04:00.0";
+  testing::TestRun r("four-hca");
+  r.kernel.mlx4_same_type_only(card);
+  Outcome o1 = execute(r.ctx, pair_action(card, 1, PortType::kEth, PortType::kEth, true));
+  EXPECT_EQ(o1.kind, OutcomeKind::kFailed);
+  EXPECT_EQ(o1.error.errnum, EOPNOTSUPP);
+  EXPECT_EQ(r.raw("/sys/bus/pci/devices/" + card + "/mlx4_port1"), "ib\n");
+}
+
+}  // namespace
+}  // namespace rp

@@ -55,6 +55,25 @@ TEST(ModulesPlanner, TheRdmaDriverOfEachNicDriverIsLoaded) {
   EXPECT_TRUE(loads(p, "mlx5_ib")) << plan_text(p);
 }
 
+TEST(Mlx4Planner, BothPortsOfACardAreWrittenAsAPair) {
+  Inventory inv = cx3_with_port1("ib");  // ib,ib
+  Config cfg;
+  for (int i = 0; i < 2; ++i) {
+    cfg.mlx4[inv.pci[0].address].type[i] = Sourced<PortType>{PortType::kEth, "test:9"};
+  }
+  const Plan p = make_plan(cfg, inv);
+  std::vector<SetPortType> writes;
+  for (const auto& a : p.actions)
+    if (a.kind() == ActionKind::kSetPortType) writes.push_back(a.get<SetPortType>());
+  ASSERT_EQ(writes.size(), 2u) << plan_text(p);
+  // eth,eth: port 2 first (mlx4_check_port_params), then port 1, which applies the pair.
+  EXPECT_EQ(writes[0].port, 2u);
+  EXPECT_EQ(writes[0].other, PortType::kEth);
+  EXPECT_FALSE(writes[0].other_first);
+  EXPECT_EQ(writes[1].port, 1u);
+  EXPECT_TRUE(writes[1].other_first);
+}
+
 // An IPoIB parent ib0 on `driver`, with the hardware address flags byte `flags`
 // (ipoib_cm.c sets IPOIB_FLAGS_RC in dev_addr[0] when the HCA can do connected mode).
 Inventory ipoib_port(const std::string& driver, uint8_t flags) {

@@ -278,6 +278,24 @@ Status FakeKernel::write_port_type(const std::string& bdf, unsigned port, const 
   }
   if (c.unsupported.count({port, type})) return refuse(path, value, EOPNOTSUPP);
   const std::string old = real_.read(path).value_or("");
+  if (c.same_type_only && type != "auto") {
+    // __set_port_type: the other port's type is its staged one, else what it has now.
+    const unsigned other = port == 1 ? 2 : 1;
+    const std::string other_path = kPciDevices + bdf + "/mlx4_port" + std::to_string(other);
+    std::string other_type = c.staged.count(other)
+                                 ? c.staged[other]
+                                 : effective_type(real_.read(other_path).value_or(""));
+    if (!other_type.empty() && other_type != type) {
+      c.staged[port] = type;
+      return refuse(path, value, EOPNOTSUPP);
+    }
+    // Agreed: mlx4_change_port_types applies both ports.
+    if (c.staged.count(other)) {
+      put(other_path, c.staged[other] + "\n");
+      c.staged.erase(other);
+    }
+    c.staged.erase(port);
+  }
   std::string sensed = effective_type(old);
   if (sensed.empty()) sensed = "eth";
   const std::string shown = type == "auto" ? "auto (" + sensed + ")" : type;
@@ -444,6 +462,8 @@ void FakeKernel::make_read_only(const std::string& path) { read_only_.insert(pat
 void FakeKernel::mlx4_unsupported(const std::string& bdf, unsigned port, const std::string& type) {
   cards_[bdf].unsupported.insert({port, type});
 }
+
+void FakeKernel::mlx4_same_type_only(const std::string& bdf) { cards_[bdf].same_type_only = true; }
 
 void FakeKernel::mlx4_reregistration(const std::string& bdf, unsigned calls) {
   cards_[bdf].rereg_calls = calls;

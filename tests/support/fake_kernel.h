@@ -52,6 +52,11 @@ class FakeKernel : public FileOps {
   void mlx4_refuse_while_reregistering(const std::string& bdf, int errnum);
   // After a change, the port file still shows the old value for `calls` further calls.
   void mlx4_slow_readback(const std::string& bdf, unsigned calls);
+  // The card lacks MLX4_DEV_CAP_FLAG_DPDP (and port sensing): both ports must have one type.
+  // As mlx4/main.c __set_port_type does, a write that would mix types is refused with
+  // EOPNOTSUPP but stays staged (tmp_type / possible_type); a later write to the other port
+  // that agrees applies both ports at once.
+  void mlx4_same_type_only(const std::string& bdf);
   // The card starts re-registering now (the other port has just been switched).
   void mlx4_start_reregistration(const std::string& bdf);
 
@@ -93,6 +98,8 @@ class FakeKernel : public FileOps {
     unsigned reregistrations = 0;
     std::vector<Hidden> hidden;
     std::map<unsigned, std::pair<std::string, unsigned>> stale;  // port -> (shown, until)
+    bool same_type_only = false;
+    std::map<unsigned, std::string> staged;  // port -> refused type kept for the next write
   };
   struct CmPort {
     std::string mode;
