@@ -145,6 +145,8 @@ INSTANTIATE_TEST_SUITE_P(
             ":2: address '10.0.0.1' has no prefix length (e.g. 10.0.0.5/24)"},
         Bad{"[address ib0]\naddress = 10.0.0.300/24\n",
             ":2: address '10.0.0.300/24' is not an IPv4 or IPv6 address"},
+        Bad{"[address ib0]\naddress = fd00::1/0x40\n",
+            ":2: address 'fd00::1/0x40' has an invalid prefix length (0..128)"},
         Bad{"[address ib0]\nroute = default 10.0.0.1\n",
             ":2: route 'default 10.0.0.1' is not '<default|prefix> via <gateway>'"},
         Bad{"[nodes]\nnotakey name=x\n",
