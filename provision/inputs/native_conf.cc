@@ -117,14 +117,14 @@ struct Parser {
           if (auto e = check_module_name(m); !e.empty())
             error(e);
           else
-            add_module(cfg, std::string(m), where);
+            add_module(cfg, normalize_module(m), where);
         }
       } else if (k == "blacklist") {
         for (auto m : split_list(value)) {
           if (auto e = check_module_name(m); !e.empty())
             error(e);
           else
-            cfg.blacklist.push_back({std::string(m), where});
+            add_blacklist(cfg, normalize_module(m), where);
         }
       } else
         unknown("load, blacklist");

@@ -284,11 +284,7 @@ void modprobe_blacklist(std::string_view rest, const std::string& where, Config&
   if (!trim(rest).empty()) {
     diag.warn(where, "text after the module name is ignored: " + shown(trim(rest)));
   }
-  std::string name = normalize_module(module);
-  for (const auto& b : cfg.blacklist) {
-    if (b.value == name) return;
-  }
-  cfg.blacklist.push_back({std::move(name), where});
+  add_blacklist(cfg, normalize_module(module), where);
 }
 
 // ---------------------------------------------------------------------------------------

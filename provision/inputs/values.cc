@@ -45,6 +45,12 @@ std::string normalize_module(std::string_view name) {
   return out;
 }
 
+void add_blacklist(Config& cfg, std::string name, const std::string& where) {
+  for (const auto& b : cfg.blacklist)
+    if (b.value == name) return;
+  cfg.blacklist.push_back({std::move(name), where});
+}
+
 std::string check_cidr(std::string_view s, std::optional<IpPrefix>* out) {
   auto slash = s.find('/');
   if (slash == std::string_view::npos) {

@@ -24,6 +24,8 @@ std::optional<bool> parse_bool(std::string_view s);
 std::string check_module_name(std::string_view name);
 // modprobe treats '-' and '_' alike; we keep '_'.
 std::string normalize_module(std::string_view name);
+// Adds a module to cfg.blacklist once (keeps the first source), like add_module().
+void add_blacklist(Config& cfg, std::string name, const std::string& where);
 // RDMA device names (the kernel allows 63 bytes; we keep to what is safe in sysfs and
 // configfs paths). "" when fine.
 std::string check_rdma_name(std::string_view name);

@@ -157,6 +157,25 @@ INSTANTIATE_TEST_SUITE_P(
         Bad{"[nodes]\n52:54:00:00:00:01 name\n",
             ":2: node field 'name' is not of the form key=value"}));
 
+// modprobe treats '-' and '_' alike; the planner compares names as written, so a name
+// with '-' must reach the Config as the kernel spells it or it matches nothing.
+TEST(NativeConf, ModuleNamesAreNormalisedLikeModprobe) {
+  Parsed p = parse("[modules]\nload = rdma-ucm\nblacklist = ib-srpt\n");
+  EXPECT_EQ(errors(p), "");
+  ASSERT_EQ(p.cfg.modules.size(), 1u);
+  EXPECT_EQ(p.cfg.modules[0].value, "rdma_ucm");
+  ASSERT_EQ(p.cfg.blacklist.size(), 1u);
+  EXPECT_EQ(p.cfg.blacklist[0].value, "ib_srpt");
+  EXPECT_EQ(p.cfg.blacklist[0].source, std::string(kFile) + ":3");
+}
+
+TEST(NativeConf, ABlacklistedModuleIsListedOnceWhateverItsSpelling) {
+  Parsed p = parse("[modules]\nblacklist = ib-srpt, ib_srpt\nblacklist = ib_srpt\n");
+  EXPECT_EQ(errors(p), "");
+  ASSERT_EQ(p.cfg.blacklist.size(), 1u);
+  EXPECT_EQ(p.cfg.blacklist[0].source, std::string(kFile) + ":2");
+}
+
 TEST(NativeConf, DuplicateNodeRowNamesTheFirst) {
   Parsed p = parse("[nodes]\n52:54:00:00:00:01 name=a0\n52:54:00:00:00:01 name=b0\n");
   EXPECT_EQ(errors(p), std::string(kFile) + ":3: node 52:54:00:00:00:01 is already listed at " +
