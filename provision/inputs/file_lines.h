@@ -6,20 +6,10 @@
 #include <string>
 #include <string_view>
 
-#include "provision/base/strings.h"
-#include "provision/inputs/values.h"
-
 namespace rp {
 
 inline std::string at(const std::string& file, size_t line) {
   return file + ":" + std::to_string(line);
-}
-
-// quote(), cut short: one absurd line must not turn into an absurd message.
-constexpr size_t kShownMax = 64;
-inline std::string shown(std::string_view s) {
-  if (s.size() <= kShownMax) return quote(s);
-  return quote(s.substr(0, kShownMax)) + "... (" + std::to_string(s.size()) + " bytes)";
 }
 
 // A logical line: continuations joined, numbered by its first physical line.
@@ -41,12 +31,6 @@ void for_each_line(std::string_view text, F&& f) {
     f(++number, line);
     pos = end + 1;
   }
-}
-
-// check_module_name(), with the message kept short for absurdly long words.
-inline std::string module_name_problem(std::string_view name) {
-  if (name.size() > kShownMax) return "module name " + shown(name) + " is longer than 55 bytes";
-  return check_module_name(name);
 }
 
 }  // namespace rp

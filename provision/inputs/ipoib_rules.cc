@@ -9,6 +9,7 @@
 #include "provision/base/types.h"
 #include "provision/inputs/file_lines.h"
 #include "provision/inputs/rdma_core_files.h"
+#include "provision/inputs/text.h"
 #include "provision/inputs/values.h"
 
 namespace rp {
@@ -155,13 +156,15 @@ std::optional<HwKey> address_key(const std::string& match, RuleType type, const 
   return std::nullopt;
 }
 
-std::string udev_name_problem(const std::string& name) {
+// The rule's NAME=, when it is a fixed name we can give.
+std::optional<std::string> udev_name(const std::string& name, const std::string& where,
+                                     Diagnostics& diag) {
   if (name.find_first_of("%$") != std::string::npos) {
-    return "NAME " + shown(name) +
-           " uses udev substitutions ('%' or '$'); only fixed names are read here";
+    diag.error(where, "NAME " + shown(name) +
+                          " uses udev substitutions ('%' or '$'); only fixed names are read here");
+    return std::nullopt;
   }
-  if (name.size() > kShownMax) return "interface name " + shown(name) + " is longer than 15 bytes";
-  return check_ifname(name);
+  return parse_new_ifname(name, where, diag);
 }
 
 void udev_rule(std::string_view body, const std::string& where, Config& cfg, Diagnostics& diag) {
@@ -209,17 +212,16 @@ void udev_rule(std::string_view body, const std::string& where, Config& cfg, Dia
   }
 
   auto key = address_key(address->value, rule_type, where, diag);
-  std::string problem = udev_name_problem(name->value);
-  if (!problem.empty()) diag.error(where, problem);
-  if (!key || !problem.empty()) return;
+  auto ifname = udev_name(name->value, where, diag);
+  if (!key || !ifname) return;
 
-  auto existing = cfg.names.find(name->value);
+  auto existing = cfg.names.find(*ifname);
   if (existing != cfg.names.end() && existing->second.value == *key &&
       source_file(existing->second.source) == source_file(where)) {
     return diag.warn(
         where, "the same name for " + key->str() + " is already at " + existing->second.source);
   }
-  set_name(cfg, name->value, *key, where, diag);
+  set_name(cfg, *ifname, *key, where, diag);
 }
 
 }  // namespace

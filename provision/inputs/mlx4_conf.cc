@@ -6,6 +6,7 @@
 #include "provision/base/types.h"
 #include "provision/inputs/file_lines.h"
 #include "provision/inputs/rdma_core_files.h"
+#include "provision/inputs/text.h"
 #include "provision/inputs/values.h"
 
 namespace rp {
@@ -19,10 +20,7 @@ void mlx4_line(std::string_view line, const std::string& where,
   if (fields.empty()) return;
   const size_t errors_before = diag.errors.size();
 
-  auto pci = PciAddress::parse(fields[0]);
-  if (!pci) {
-    diag.error(where, "PCI address " + shown(fields[0]) + " is not of the form DDDD:BB:DD.F");
-  }
+  auto pci = parse_pci_address(fields[0], where, diag);
   if (fields.size() == 1) {
     diag.error(where, "no port type after " + shown(fields[0]) + std::string(kMlx4Usage));
   }
@@ -32,10 +30,7 @@ void mlx4_line(std::string_view line, const std::string& where,
   }
   std::optional<PortType> types[2];
   for (size_t i = 1; i < fields.size() && i <= 2; ++i) {
-    types[i - 1] = parse_port_type(fields[i]);
-    if (!types[i - 1]) {
-      diag.error(where, "port type " + shown(fields[i]) + " is not one of ib, eth, auto");
-    }
+    types[i - 1] = parse_port_type(fields[i], where, diag);
   }
   if (pci) {
     auto [first, fresh] = seen.emplace(*pci, where);

@@ -8,6 +8,7 @@
 #include "provision/base/strings.h"
 #include "provision/inputs/file_lines.h"
 #include "provision/inputs/rdma_core_files.h"
+#include "provision/inputs/text.h"
 #include "provision/inputs/values.h"
 
 namespace rp {
@@ -100,49 +101,23 @@ std::vector<ModuleParam> module_params(std::string_view s) {
   return out;
 }
 
-// mlx4_en pfctx/pfcrx as the kernel reads them (kstrtouint, base 0): decimal, 0x hex, and
-// octal when written with a leading zero.
-std::optional<unsigned> pfc_value(std::string_view key, std::optional<std::string_view> value,
-                                  const std::string& where, Diagnostics& diag) {
-  const std::string what(key);
-  if (!value) {
-    diag.error(where, what + " has no value (write " + what + "=0x08 for priority 3)");
+// The module name after `options` or `blacklist`, normalised; nullopt (reported) when it is
+// missing or bad.
+std::optional<std::string> module_word(std::string_view& rest, std::string_view directive,
+                                       const std::string& where, Diagnostics& diag) {
+  std::string_view module = next_word(rest);
+  if (module.empty()) {
+    diag.warn(where, quote(directive) + " without a module name; modprobe ignores this line");
     return std::nullopt;
   }
-  std::string_view s = *value;
-  if (s.size() > 1 && s[0] == '0' && s[1] != 'x' && s[1] != 'X') {
-    if (s.size() > kShownMax || s.find_first_not_of("01234567") != std::string_view::npos) {
-      diag.error(where, what + " " + shown(s) +
-                            " is not a number: with a leading zero the kernel reads octal");
-      return std::nullopt;
-    }
-    uint64_t v = 0;
-    for (char c : s) v = std::min<uint64_t>(v * 8 + static_cast<uint64_t>(c - '0'), 0x1000);
-    if (v > 0xff) {
-      diag.error(where, what + " " + quote(s) + " is out of range 0..0xff");
-      return std::nullopt;
-    }
-    if (v >= 8) {
-      diag.warn(where, what + " " + quote(s) +
-                           " has a leading zero: the kernel reads it as octal, 0x" + hex(v, 2));
-    }
-    return static_cast<unsigned>(v);
-  }
-  if (s.size() > kShownMax) {
-    diag.error(where, what + " " + shown(s) + " is not a number (a priority bitmask, e.g. 0x08)");
-    return std::nullopt;
-  }
-  return parse_pfc_mask(s, what, where, diag);
+  return parse_module_name(module, where, diag);
 }
 
 void modprobe_options(std::string_view rest, const std::string& where, Config& cfg,
                       Diagnostics& diag) {
-  std::string_view module = next_word(rest);
-  if (module.empty()) {
-    return diag.warn(where, "'options' without a module name; modprobe ignores this line");
-  }
-  if (auto e = module_name_problem(module); !e.empty()) return diag.error(where, e);
-  const std::string name = normalize_module(module);
+  const auto module = module_word(rest, "options", where, diag);
+  if (!module) return;
+  const std::string& name = *module;
 
   std::string_view options = trim(rest);
   auto params = module_params(options);
@@ -179,23 +154,26 @@ void modprobe_options(std::string_view rest, const std::string& where, Config& c
   if (name != "mlx4_en") return;
   for (const auto& p : params) {
     if (p.key != "pfctx" && p.key != "pfcrx") continue;
-    if (auto v = pfc_value(p.key, p.value, where, diag)) {
-      (p.key == "pfctx" ? cfg.pfc_tx : cfg.pfc_rx) = Sourced<unsigned>{*v, where};
+    const std::string key(p.key);
+    if (!p.value) {  // the kernel refuses a uint parameter without a value
+      diag.error(where, key + " has no value (write " + key + "=0x08 for priority 3)");
+      continue;
+    }
+    const auto dir = key == "pfctx" ? PfcDirection::kTx : PfcDirection::kRx;
+    if (auto v = parse_pfc_mask(*p.value, dir, where, diag)) {
+      (dir == PfcDirection::kTx ? cfg.pfc_tx : cfg.pfc_rx) = Sourced<unsigned>{*v, where};
     }
   }
 }
 
 void modprobe_blacklist(std::string_view rest, const std::string& where, Config& cfg,
                         Diagnostics& diag) {
-  std::string_view module = next_word(rest);
-  if (module.empty()) {
-    return diag.warn(where, "'blacklist' without a module name; modprobe ignores this line");
-  }
-  if (auto e = module_name_problem(module); !e.empty()) return diag.error(where, e);
+  auto module = module_word(rest, "blacklist", where, diag);
+  if (!module) return;
   if (!trim(rest).empty()) {
     diag.warn(where, "text after the module name is ignored: " + shown(trim(rest)));
   }
-  add_blacklist(cfg, normalize_module(module), where);
+  add_blacklist(cfg, std::move(*module), where);
 }
 
 }  // namespace

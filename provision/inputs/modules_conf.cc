@@ -2,6 +2,7 @@
 #include "provision/base/strings.h"
 #include "provision/inputs/file_lines.h"
 #include "provision/inputs/rdma_core_files.h"
+#include "provision/inputs/text.h"
 #include "provision/inputs/values.h"
 
 namespace rp {
@@ -13,12 +14,13 @@ void parse_modules_conf(std::string_view text, const std::string& file, Config& 
     // systemd-modules-load also takes ';' as a comment at the start of a line.
     if (name.empty() || name.front() == ';') return;
     const std::string where = at(file, n);
-    if (name.size() <= kShownMax && name.find_first_of(" \t\v\f\r") != std::string_view::npos) {
+    // The whole line is one name to systemd-modules-load: two words are two modules
+    // written on one line.
+    if (name.find_first_of(" \t\v\f\r") != std::string_view::npos) {
       return diag.error(
-          where, "module name " + quote(name) + " contains a space: write one module per line");
+          where, "module name " + shown(name) + " contains a space: write one module per line");
     }
-    if (auto e = module_name_problem(name); !e.empty()) return diag.error(where, e);
-    add_module(cfg, normalize_module(name), where);
+    if (auto module = parse_module_name(name, where, diag)) add_module(cfg, *module, where);
   });
 }
 

@@ -1,6 +1,7 @@
 #include "provision/inputs/native_conf.h"
 
 #include "provision/base/strings.h"
+#include "provision/inputs/text.h"
 #include "provision/inputs/values.h"
 
 namespace rp {
@@ -15,6 +16,7 @@ struct Parser {
   std::string kind;
   std::vector<std::string> args;
   bool section_ok = false;
+  std::string module;  // [module <name>], normalised
 
   void error(const std::string& what) { diag.error(where, what); }
 
@@ -62,29 +64,29 @@ struct Parser {
 
   bool check_section_args() {
     if (kind == "module") {
-      if (auto e = check_module_name(args[0]); !e.empty()) return error(e), false;
+      auto name = parse_module_name(args[0], where, diag);
+      if (!name) return false;
+      module = *name;
     } else if (kind == "mlx4") {
-      if (!PciAddress::parse(args[0])) {
-        return error("PCI address " + quote(args[0]) + " is not of the form DDDD:BB:DD.F"), false;
-      }
+      if (!parse_pci_address(args[0], where, diag)) return false;
     } else if (kind == "roce") {
       if (!parse_roce_target(args[0], where, diag)) return false;
     } else if (kind == "ipoib" || kind == "name" || kind == "address") {
-      if (auto e = kind == "name" ? check_ifname(args[0]) : check_ifname_syntax(args[0]);
-          !e.empty()) {
-        return error(e), false;
+      if (!(kind == "name" ? parse_new_ifname(args[0], where, diag)
+                           : parse_ifname(args[0], where, diag))) {
+        return false;
       }
     } else if (kind == "pkey") {
-      if (auto e = check_ifname_syntax(args[0]); !e.empty()) return error(e), false;
+      auto parent = parse_ifname(args[0], where, diag);
       auto pkey = parse_pkey(args[1], where, diag);
-      if (!pkey) return false;
+      if (!parent || !pkey) return false;
       // The section alone asks for the child; its keys only refine it.
       auto& c = cfg.pkeys[{args[0], *pkey}];
       c.parent = args[0];
       c.pkey = *pkey;
       c.source = where;
     } else if (kind == "rxe" || kind == "siw") {
-      if (auto e = check_ifname_syntax(args[0]); !e.empty()) return error(e), false;
+      if (!parse_ifname(args[0], where, diag)) return false;
       auto& l = cfg.soft_links[args[0]];
       l.kind = kind == "rxe" ? SoftKind::kRxe : SoftKind::kSiw;
       l.source = where;
@@ -113,36 +115,25 @@ struct Parser {
         unknown("enabled, required, allow_reload, timeout, wait");
     } else if (kind == "modules") {
       if (k == "load") {
-        for (auto m : split_list(value)) {
-          if (auto e = check_module_name(m); !e.empty())
-            error(e);
-          else
-            add_module(cfg, normalize_module(m), where);
-        }
+        for (auto m : split_list(value))
+          if (auto name = parse_module_name(m, where, diag)) add_module(cfg, *name, where);
       } else if (k == "blacklist") {
-        for (auto m : split_list(value)) {
-          if (auto e = check_module_name(m); !e.empty())
-            error(e);
-          else
-            add_blacklist(cfg, normalize_module(m), where);
-        }
+        for (auto m : split_list(value))
+          if (auto name = parse_module_name(m, where, diag)) add_blacklist(cfg, *name, where);
       } else
         unknown("load, blacklist");
     } else if (kind == "module") {
       if (k == "options")
-        cfg.module_options[normalize_module(args[0])] = {std::string(value), where};
+        cfg.module_options[module] = {std::string(value), where};
       else if (k == "load") {
-        if (auto b = parse_bool(value)) {
-          if (*b) add_module(cfg, normalize_module(args[0]), where);
-        } else
-          error("load " + quote(value) + " is not a boolean (yes/no)");
+        if (parse_bool(value, where, diag).value_or(false)) add_module(cfg, module, where);
       } else
         unknown("options, load");
     } else if (kind == "mlx4") {
       auto& m = cfg.mlx4[*PciAddress::parse(args[0])];
       if (k == "port1" || k == "port2") {
-        auto t = parse_port_type(value);
-        if (!t) return error("port type " + quote(value) + " is not one of ib, eth, auto");
+        auto t = parse_port_type(value, where, diag);
+        if (!t) return;
         m.type[k == "port1" ? 0 : 1] = Sourced<PortType>{*t, where};
       } else if (k == "port1_mtu" || k == "port2_mtu") {
         if (auto mtu = parse_ib_mtu(value, where, diag))
@@ -151,7 +142,8 @@ struct Parser {
         unknown("port1, port2, port1_mtu, port2_mtu");
     } else if (kind == "pfc") {
       if (k == "tx" || k == "rx") {
-        if (auto v = parse_pfc_mask(value, "pfc " + k, where, diag)) {
+        if (auto v = parse_pfc_mask(value, k == "tx" ? PfcDirection::kTx : PfcDirection::kRx, where,
+                                    diag)) {
           (k == "tx" ? cfg.pfc_tx : cfg.pfc_rx) = Sourced<unsigned>{*v, where};
         }
       } else
@@ -160,8 +152,8 @@ struct Parser {
       auto target = parse_roce_target(args[0], where, diag);
       auto& r = cfg.roce[*target];
       if (k == "mode") {
-        auto m = parse_roce_mode(value);
-        if (!m) return error("RoCE mode " + quote(value) + " is not one of v1, v2");
+        auto m = parse_roce_mode(value, where, diag);
+        if (!m) return;
         r.mode = Sourced<RoceMode>{*m, where};
       } else if (k == "tos") {
         if (auto t = parse_tos(value, where, diag)) r.tos = Sourced<unsigned>{*t, where};
@@ -170,8 +162,8 @@ struct Parser {
     } else if (kind == "ipoib") {
       auto& s = cfg.ipoib[args[0]];
       if (k == "mode") {
-        auto m = parse_ipoib_mode(value);
-        if (!m) return error("IPoIB mode " + quote(value) + " is not one of datagram, connected");
+        auto m = parse_ipoib_mode(value, where, diag);
+        if (!m) return;
         s.mode = Sourced<IpoibMode>{*m, where};
       } else if (k == "mtu") {
         if (auto mtu = parse_netdev_mtu(value, where, diag)) s.mtu = Sourced<unsigned>{*mtu, where};
@@ -184,35 +176,25 @@ struct Parser {
       c.pkey = *pkey;
       if (c.source.empty()) c.source = where;
       if (k == "name") {
-        if (auto e = check_ifname(value); !e.empty()) return error(e);
-        c.name = std::string(value);
+        if (auto name = parse_new_ifname(value, where, diag)) c.name = *name;
       } else if (k == "mode") {
-        auto m = parse_ipoib_mode(value);
-        if (!m) return error("IPoIB mode " + quote(value) + " is not one of datagram, connected");
-        c.mode = *m;
+        if (auto m = parse_ipoib_mode(value, where, diag)) c.mode = *m;
       } else
         unknown("name, mode");
     } else if (kind == "name") {
       if (k == "match") {
-        auto hw = HwKey::parse(value);
-        if (!hw) {
-          return error("match " + quote(value) +
-                       " is neither a port GUID (0002:c903:0031:78f2) nor a MAC address");
-        }
-        set_name(cfg, args[0], *hw, where, diag);
+        if (auto hw = parse_hw_key(value, where, diag)) set_name(cfg, args[0], *hw, where, diag);
       } else
         unknown("match");
     } else if (kind == "rxe" || kind == "siw") {
       if (k == "name") {
-        if (auto e = check_rdma_name(value); !e.empty()) return error(e);
-        cfg.soft_links[args[0]].name = std::string(value);
+        if (auto name = parse_rdma_name(value, where, diag)) cfg.soft_links[args[0]].name = *name;
       } else
         unknown("name");
     } else if (kind == "address") {
       if (k == "address") {
-        std::optional<IpPrefix> prefix;
-        if (auto e = check_cidr(value, &prefix); !e.empty()) return error(e);
-        cfg.addresses[args[0]].push_back({*prefix, where});
+        if (auto prefix = parse_prefix(value, where, diag))
+          cfg.addresses[args[0]].push_back({*prefix, where});
       } else if (k == "route") {
         auto r = parse_route(value, where, diag);
         if (r) cfg.routes[args[0]].push_back(*r);
@@ -223,11 +205,8 @@ struct Parser {
 
   void node_row(std::string_view line) {
     auto fields = split_ws(line);
-    auto key = HwKey::parse(fields[0]);
-    if (!key) {
-      return error("node key " + quote(fields[0]) +
-                   " is neither a port GUID (0002:c903:0031:78f2) nor a MAC address");
-    }
+    auto key = parse_hw_key(fields[0], where, diag);
+    if (!key) return;
     NodeEntry e;
     e.key = *key;
     e.source = where;
@@ -239,29 +218,17 @@ struct Parser {
       }
       auto k = fields[i].substr(0, eq), v = fields[i].substr(eq + 1);
       if (k == "name") {
-        if (auto err = check_ifname(v); !err.empty())
-          error(err);
-        else
-          e.name = std::string(v);
+        if (auto name = parse_new_ifname(v, where, diag)) e.name = *name;
       } else if (k == "address") {
-        for (auto a : split_list(v)) {
-          std::optional<IpPrefix> prefix;
-          if (auto err = check_cidr(a, &prefix); !err.empty())
-            error(err);
-          else
-            e.addresses.push_back(*prefix);
-        }
+        for (auto a : split_list(v))
+          if (auto prefix = parse_prefix(a, where, diag)) e.addresses.push_back(*prefix);
       } else if (k == "pkeys") {
         for (auto p : split_list(v))
           if (auto pk = parse_pkey(p, where, diag)) e.pkeys.push_back(*pk);
       } else if (k == "mode") {
-        auto m = parse_ipoib_mode(v);
-        if (!m)
-          error("IPoIB mode " + quote(v) + " is not one of datagram, connected");
-        else
-          e.mode = *m;
+        if (auto m = parse_ipoib_mode(v, where, diag)) e.mode = m;
       } else if (k == "mtu") {
-        e.mtu = parse_netdev_mtu(v, where, diag);
+        if (auto mtu = parse_netdev_mtu(v, where, diag)) e.mtu = mtu;
       } else {
         error("unknown node field " + quote(k) + " (known: name, address, pkeys, mode, mtu)");
       }
@@ -274,9 +241,7 @@ struct Parser {
   }
 
   void set_bool(Sourced<bool>& out, std::string_view key, std::string_view value) {
-    auto b = parse_bool(value);
-    if (!b) return error(std::string(key) + " " + quote(value) + " is not a boolean (yes/no)");
-    out = {*b, where};
+    if (auto b = parse_bool(value, where, diag)) out = {*b, where};
   }
 };
 
@@ -284,7 +249,7 @@ struct Parser {
 
 void parse_native_conf(std::string_view text, const std::string& file, Config& cfg,
                        Diagnostics& diag) {
-  Parser p{file, cfg, diag, "", "", {}, false};
+  Parser p{file, cfg, diag, "", "", {}, false, ""};
   size_t lineno = 0;
   for (std::string_view raw : split(text, '\n')) {
     ++lineno;
