@@ -5,6 +5,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "provision/config/config.h"
 
@@ -13,5 +14,14 @@ namespace rp {
 // `file` is the kernel path used in messages; errors are "file:line: ...".
 void parse_native_conf(std::string_view text, const std::string& file, Config& cfg,
                        Diagnostics& diag);
+
+// What the reader knows, from its tables: every [section], and every key of each section
+// (for [nodes], the fields of a row).
+struct NativeConfKey {
+  std::string_view section;
+  std::string_view key;
+};
+std::vector<std::string_view> native_conf_sections();
+std::vector<NativeConfKey> native_conf_keys();
 
 }  // namespace rp

@@ -100,8 +100,9 @@ INSTANTIATE_TEST_SUITE_P(
         Bad{"timeout = 5\n", ":1: setting 'timeout = 5' is outside of any [section]"},
         Bad{"[general\n", ":1: section header '[general' is missing its closing ']'"},
         Bad{"[]\n", ":1: empty section header '[]'"},
-        Bad{"[gneral]\n",
-            ":1: unknown section 'gneral' (known: general, modules, module, mlx4, pfc, roce, "
+        Bad{"[gneral]\n", ":1: unknown section 'gneral' (did you mean 'general'?)"},
+        Bad{"[interfaces]\n",
+            ":1: unknown section 'interfaces' (known: general, modules, module, mlx4, pfc, roce, "
             "ipoib, pkey, name, rxe, siw, address, nodes)"},
         Bad{"[general]\ntimeout\n", ":2: line 'timeout' is not of the form key = value"},
         Bad{"[general]\n= 5\n", ":2: line '= 5' has no key before '='"},
@@ -158,6 +159,8 @@ INSTANTIATE_TEST_SUITE_P(
         Bad{"[nodes]\n52:54:00:00:00:01 name\n",
             ":2: node field 'name' is not of the form key=value"},
         // Every other value path: the one parser's message, with the file:line.
+        Bad{"[general]\ntiemout = 5\n",
+            ":2: unknown key 'tiemout' in [general] (did you mean 'timeout'?)"},
         Bad{"[general]\nenabled = of\n",
             ":2: value 'of' is not a boolean (1/0, yes/no, on/off, true/false)"},
         Bad{"[general]\nallow_reload = 2\n",
@@ -199,6 +202,8 @@ INSTANTIATE_TEST_SUITE_P(
             ":2: address '10.2.0.0' has no prefix length (e.g. 10.0.0.5/24)"},
         Bad{"[address ib0]\nroute = default via gw\n",
             ":2: address 'gw' is not an IPv4 or IPv6 address"},
+        Bad{"[nodes]\n52:54:00:00:00:01 nmae=x\n",
+            ":2: unknown node field 'nmae' (did you mean 'name'?)"},
         Bad{"[nodes]\n52:54:00:00:00:01 name=eth3\n",
             ":2: interface name 'eth3' is of the kernel's own eth<N> form and would collide with "
             "an unrenamed device"},
