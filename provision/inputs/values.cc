@@ -306,7 +306,8 @@ std::optional<IpPrefix> parse_prefix(std::string_view s, const std::string& wher
   }
   auto addr = parse_ip_address(s.substr(0, slash), where, d);
   if (!addr) return std::nullopt;
-  // The one parser of a prefix (base/types.cc): decimal length, within the family's range.
+  // The one parser of a prefix (provision/base/types.cc): decimal length, within the family's
+  // range.
   if (auto prefix = IpPrefix::parse(s)) return prefix;
   return bad<IpPrefix>(where, d,
                        "address " + shown(s) + " has an invalid prefix length (" +
