@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "provision/base/strings.h"
+#include "provision/inputs/record.h"
 #include "provision/inputs/text.h"
 #include "provision/inputs/values.h"
 
@@ -112,24 +113,6 @@ void read_ipoib(const Arg& a) {
   if (mtu) s.mtu = Sourced<unsigned>{*mtu, a.where};
 }
 
-// Records a P_Key child; `name` empty keeps the name given earlier (or the default).
-void add_pkey(const Arg& a, const std::string& parent, uint16_t pkey, const std::string& name) {
-  const std::pair<std::string, uint16_t> id(parent, pkey);
-  if (!name.empty()) {
-    for (const auto& [other, child] : a.cfg.pkeys) {
-      if (other != id && child.name == name) {
-        return a.error("child name " + quote(name) + " is already used for " + child.parent +
-                       " P_Key 0x" + hex(child.pkey, 4) + " at " + child.source);
-      }
-    }
-  }
-  auto& c = a.cfg.pkeys[id];
-  c.parent = id.first;
-  c.pkey = pkey;
-  if (!name.empty()) c.name = name;
-  c.source = a.where;
-}
-
 void read_pkey(const Arg& a) {
   auto f = split(a.value(), ':');
   if (f.size() < 2 || f.size() > 3) return a.bad_form();
@@ -137,7 +120,7 @@ void read_pkey(const Arg& a) {
   auto pkey = parse_pkey(f[1], a.where, a.diag);
   std::optional<std::string> child = std::string();  // none given: the default name
   if (f.size() == 3) child = parse_new_ifname(f[2], a.where, a.diag);
-  if (parent && pkey && child) add_pkey(a, *parent, *pkey, *child);
+  if (parent && pkey && child) set_pkey_child(a.cfg, *parent, *pkey, *child, a.where, a.diag);
 }
 
 // NetworkManager's form: ib.pkey=<parent>.<hex pkey>. As there, the parent ends at the
@@ -153,7 +136,9 @@ void read_nm_pkey(const Arg& a) {
   auto parent = parse_ifname(v.substr(0, dot), a.where, a.diag);
   auto pkey = parse_pkey(v.substr(dot + 1), a.where, a.diag);
   if (!parent || !pkey) return;
-  if (auto child = parse_new_ifname(v, a.where, a.diag)) add_pkey(a, *parent, *pkey, *child);
+  if (auto child = parse_new_ifname(v, a.where, a.diag)) {
+    set_pkey_child(a.cfg, *parent, *pkey, *child, a.where, a.diag);
+  }
 }
 
 void read_roce(const Arg& a) {
@@ -178,16 +163,7 @@ void read_soft(const Arg& a, SoftKind kind) {
   std::optional<std::string> name = std::string();  // none given: chosen by the plan
   if (f.size() == 2) name = parse_rdma_name(f[1], a.where, a.diag);
   if (!netdev || !name) return;
-  for (const auto& [other, link] : a.cfg.soft_links) {
-    if (!name->empty() && other != *netdev && link.name == *name) {
-      return a.error("RDMA device name " + quote(*name) + " is already asked for " + other +
-                     " at " + link.source);
-    }
-  }
-  auto& link = a.cfg.soft_links[*netdev];
-  link.kind = kind;
-  if (!name->empty()) link.name = *name;
-  link.source = a.where;
+  set_soft_link(a.cfg, *netdev, kind, *name, a.where, a.diag);
 }
 
 void read_rxe(const Arg& a) { read_soft(a, SoftKind::kRxe); }

@@ -9,6 +9,7 @@
 #include "provision/base/types.h"
 #include "provision/inputs/file_lines.h"
 #include "provision/inputs/rdma_core_files.h"
+#include "provision/inputs/record.h"
 #include "provision/inputs/text.h"
 #include "provision/inputs/values.h"
 

@@ -8,6 +8,7 @@
 #include "provision/base/strings.h"
 #include "provision/inputs/file_lines.h"
 #include "provision/inputs/rdma_core_files.h"
+#include "provision/inputs/record.h"
 #include "provision/inputs/text.h"
 #include "provision/inputs/values.h"
 

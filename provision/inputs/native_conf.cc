@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "provision/base/strings.h"
+#include "provision/inputs/record.h"
 #include "provision/inputs/text.h"
 #include "provision/inputs/values.h"
 
@@ -68,20 +69,22 @@ bool open_pkey(Parser& p, const Words& a) {
   if (!parent || !pkey) return false;
   p.pkey = {*parent, *pkey};
   // The section alone asks for the child; its keys only refine it.
-  auto& c = p.cfg.pkeys[p.pkey];
-  c.parent = *parent;
-  c.pkey = *pkey;
-  c.source = p.where;
+  set_pkey_child(p.cfg, *parent, *pkey, "", p.where, p.diag);
   return true;
 }
 
 template <SoftKind kKind>
 bool open_soft(Parser& p, const Words& a) {
   if (!keep(p.name, parse_ifname(a[0], p.where, p.diag))) return false;
-  auto& link = p.cfg.soft_links[p.name];  // the section alone asks for the link
-  link.kind = kKind;
-  link.source = p.where;
+  set_soft_link(p.cfg, p.name, kKind, "", p.where, p.diag);  // the section alone asks for it
   return true;
+}
+
+template <SoftKind kKind>
+void read_soft_name(Parser& p, std::string_view v) {
+  if (auto name = parse_rdma_name(v, p.where, p.diag)) {
+    set_soft_link(p.cfg, p.name, kKind, *name, p.where, p.diag);
+  }
 }
 
 constexpr Section kSections[] = {
@@ -168,7 +171,11 @@ constexpr Key kKeys[] = {
     {"ipoib", "mtu",
      [](P p, V v) { put(p, parse_netdev_mtu(v, p.where, p.diag), p.cfg.ipoib[p.name].mtu); }},
     {"pkey", "name",
-     [](P p, V v) { keep(p.cfg.pkeys[p.pkey].name, parse_new_ifname(v, p.where, p.diag)); }},
+     [](P p, V v) {
+       if (auto name = parse_new_ifname(v, p.where, p.diag)) {
+         set_pkey_child(p.cfg, p.pkey.first, p.pkey.second, *name, p.where, p.diag);
+       }
+     }},
     {"pkey", "mode",
      [](P p, V v) {
        if (auto m = parse_ipoib_mode(v, p.where, p.diag)) p.cfg.pkeys[p.pkey].mode = *m;
@@ -178,10 +185,8 @@ constexpr Key kKeys[] = {
        if (auto key = parse_hw_key(v, p.where, p.diag))
          set_name(p.cfg, p.name, *key, p.where, p.diag);
      }},
-    {"rxe", "name",
-     [](P p, V v) { keep(p.cfg.soft_links[p.name].name, parse_rdma_name(v, p.where, p.diag)); }},
-    {"siw", "name",
-     [](P p, V v) { keep(p.cfg.soft_links[p.name].name, parse_rdma_name(v, p.where, p.diag)); }},
+    {"rxe", "name", read_soft_name<SoftKind::kRxe>},
+    {"siw", "name", read_soft_name<SoftKind::kSiw>},
     {"address", "address",
      [](P p, V v) {
        if (auto a = parse_prefix(v, p.where, p.diag))

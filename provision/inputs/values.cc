@@ -365,43 +365,4 @@ void parse_wait_list(std::string_view s, const std::string& where, Config& cfg, 
   }
 }
 
-// ---- Recording values --------------------------------------------------------------------
-
-std::string source_file(const std::string& where) {
-  if (starts_with(where, "cmdline")) return "cmdline";
-  auto colon = where.rfind(':');
-  return colon == std::string::npos ? where : where.substr(0, colon);
-}
-
-void set_name(Config& cfg, const std::string& name, const HwKey& key, const std::string& where,
-              Diagnostics& d) {
-  const std::string file = source_file(where);
-  for (auto it = cfg.names.begin(); it != cfg.names.end();) {
-    bool same_file = source_file(it->second.source) == file;
-    if (it->first == name && !(it->second.value == key)) {
-      if (same_file) {
-        d.error(where, "name " + quote(name) + " is already given to " + it->second.value.str() +
-                           " at " + it->second.source);
-        return;
-      }
-    } else if (it->first != name && it->second.value == key) {
-      if (same_file) {
-        d.error(where, key.str() + " already has the name " + quote(it->first) + " at " +
-                           it->second.source);
-        return;
-      }
-      it = cfg.names.erase(it);  // a later source renames the same device
-      continue;
-    }
-    ++it;
-  }
-  cfg.names[name] = {key, where};
-}
-
-void add_blacklist(Config& cfg, std::string name, const std::string& where) {
-  for (const auto& b : cfg.blacklist)
-    if (b.value == name) return;
-  cfg.blacklist.push_back({std::move(name), where});
-}
-
 }  // namespace rp

@@ -90,18 +90,4 @@ std::optional<std::pair<std::string, unsigned>> parse_roce_target(std::string_vi
 // "all", "none", "<ibdev>/<port>" or an ifname, comma separated; appended to cfg.wait.
 void parse_wait_list(std::string_view s, const std::string& where, Config& cfg, Diagnostics& d);
 
-// ---- Recording values --------------------------------------------------------------------
-
-// The file (or "cmdline") part of a source "file:line" / "cmdline: token".
-std::string source_file(const std::string& where);
-
-// Records name -> key. Within one source file (or the command line) a second name for
-// the same key, or a second key for the same name, is an error naming both places; a
-// later source overrides an earlier one.
-void set_name(Config& cfg, const std::string& name, const HwKey& key, const std::string& where,
-              Diagnostics& d);
-
-// Adds a module to cfg.blacklist once (keeps the first source), like add_module().
-void add_blacklist(Config& cfg, std::string name, const std::string& where);
-
 }  // namespace rp

@@ -249,6 +249,22 @@ TEST(NativeConf, TwoNamesForOneDeviceInOneFileIsAnError) {
                            ":2\n");
 }
 
+// The same checks as on the command line (record.h): one child per child name, one netdev
+// per soft RDMA device name.
+TEST(NativeConf, OneChildNameForTwoPkeyChildrenIsAnError) {
+  Parsed p = parse("[pkey ib0 8001]\nname = data\n[pkey ib0 8002]\nname = data\n");
+  EXPECT_EQ(errors(p), std::string(kFile) +
+                           ":4: child name 'data' is already used for ib0 P_Key 0x8001 at " +
+                           kFile + ":2\n");
+}
+
+TEST(NativeConf, OneSoftDeviceNameForTwoNetdevsIsAnError) {
+  Parsed p = parse("[rxe eth0]\nname = soft0\n[siw eth1]\nname = soft0\n");
+  EXPECT_EQ(errors(p), std::string(kFile) + ":4: RDMA device name 'soft0' is already asked for " +
+                           "eth0 at " + kFile + ":2\n");
+  EXPECT_EQ(p.cfg.soft_links.at("eth1").kind, SoftKind::kSiw);
+}
+
 TEST(NativeConf, AllErrorsAreCollectedNotJustTheFirst) {
   Parsed p = parse("[general]\ntimeout = 0\nrequired = perhaps\n[pfc]\nrx = 999\n");
   EXPECT_EQ(p.diag.errors.size(), 3u);
