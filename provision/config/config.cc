@@ -1,9 +1,5 @@
 #include "provision/config/config.h"
 
-#include <cctype>
-
-#include "provision/base/strings.h"
-
 namespace rp {
 
 std::optional<IpoibMode> parse_ipoib_mode(std::string_view s) {
@@ -64,33 +60,6 @@ void add_module(Config& cfg, std::string name, std::string source) {
   for (const auto& m : cfg.modules)
     if (m.value == name) return;
   cfg.modules.push_back({std::move(name), std::move(source)});
-}
-
-std::string check_ifname_syntax(std::string_view name) {
-  if (name.empty()) return "an interface name cannot be empty";
-  if (name.size() > 15) return "interface name " + quote(name) + " is longer than 15 bytes";
-  if (name == "." || name == "..") return "interface name " + quote(name) + " is reserved";
-  for (char c : name) {
-    unsigned char u = static_cast<unsigned char>(c);
-    if (c == '/' || c == ':' || std::isspace(u) || u < 0x20 || u == 0x7f) {
-      return "interface name " + quote(name) + " contains '/', ':', a space or a control character";
-    }
-  }
-  return "";
-}
-
-std::string check_ifname(std::string_view name) {
-  if (auto e = check_ifname_syntax(name); !e.empty()) return e;
-  // The kernel's own names: renaming to one of them collides with the next device that
-  // gets it by default.
-  for (std::string_view prefix : {"ib", "eth"}) {
-    if (starts_with(name, prefix) && name.size() > prefix.size() &&
-        name.substr(prefix.size()).find_first_not_of("0123456789") == std::string_view::npos) {
-      return "interface name " + quote(name) + " is of the kernel's own " + std::string(prefix) +
-             "<N> form and would collide with an unrenamed device";
-    }
-  }
-  return "";
 }
 
 }  // namespace rp

@@ -158,12 +158,4 @@ struct Diagnostics {
 // Adds a module request once (keeps the first source).
 void add_module(Config& cfg, std::string name, std::string source);
 
-// Checks an interface name as the kernel and udev would accept it, and refuses the
-// kernel's own ib<N>/eth<N> patterns (they collide with unrenamed devices). Returns an
-// empty string when fine, else the reason.
-std::string check_ifname(std::string_view name);
-// Only what the kernel itself accepts, for names that already exist (a P_Key parent, the
-// netdev under a Soft-RoCE link), where ib<N>/eth<N> are fine. "" when fine.
-std::string check_ifname_syntax(std::string_view name);
-
 }  // namespace rp

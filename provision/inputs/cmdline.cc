@@ -6,6 +6,8 @@
 #include <utility>
 
 #include "provision/base/strings.h"
+#include "provision/inputs/record.h"
+#include "provision/inputs/text.h"
 #include "provision/inputs/values.h"
 
 namespace rp {
@@ -31,28 +33,20 @@ struct Arg {
   void error(std::string what) const { diag.error(where, std::move(what)); }
   void warn(std::string what) const { diag.warn(where, std::move(what)); }
   void bad_form() const {
-    error("value " + quote(param.value) + " is not of the form " + std::string(form));
+    error("value " + shown(param.value) + " is not of the form " + std::string(form));
   }
 };
-
-std::optional<bool> read_bool(const Arg& a) {
-  auto b = parse_bool(a.value());
-  if (!b) {
-    a.error("value " + quote(a.value()) + " is not a boolean (1/0, yes/no, on/off, true/false)");
-  }
-  return b;
-}
 
 void read_enabled(const Arg& a) {
   if (!a.param.has_value) {  // "rd.rdma" alone, like dracut's getargbool
     a.cfg.enabled = {true, a.where};
-  } else if (auto b = read_bool(a)) {
+  } else if (auto b = parse_bool(a.value(), a.where, a.diag)) {
     a.cfg.enabled = {*b, a.where};
   }
 }
 
 void read_required(const Arg& a) {
-  if (auto b = read_bool(a)) a.cfg.required = {*b, a.where};
+  if (auto b = parse_bool(a.value(), a.where, a.diag)) a.cfg.required = {*b, a.where};
 }
 
 void read_timeout(const Arg& a) {
@@ -63,32 +57,24 @@ void read_modules(const Arg& a) {
   auto list = split_list(a.value());
   if (list.empty()) return a.bad_form();  // only separators, e.g. ","
   for (auto m : list) {
-    if (auto e = check_module_name(m); !e.empty())
-      a.error(e);
-    else
-      add_module(a.cfg, normalize_module(m), a.where);
+    if (auto name = parse_module_name(m, a.where, a.diag)) add_module(a.cfg, *name, a.where);
   }
 }
 
 void read_mlx4(const Arg& a) {
   auto slash = a.value().find('/');
   if (slash == std::string_view::npos) return a.bad_form();
-  auto pci_text = a.value().substr(0, slash);
   auto types = split(a.value().substr(slash + 1), ',');
-  auto pci = PciAddress::parse(pci_text);
-  bool ok = pci.has_value();
-  if (!pci) a.error("PCI address " + quote(pci_text) + " is not of the form DDDD:BB:DD.F");
+  auto pci = parse_pci_address(a.value().substr(0, slash), a.where, a.diag);
   if (types.size() > 2) {
-    return a.error(quote(a.value().substr(slash + 1)) + " gives " + std::to_string(types.size()) +
+    return a.error(shown(a.value().substr(slash + 1)) + " gives " + std::to_string(types.size()) +
                    " port types; an mlx4 card has 2 ports");
   }
+  bool ok = pci.has_value();
   std::optional<PortType> type[2];
   for (size_t i = 0; i < types.size(); ++i) {
-    type[i] = parse_port_type(types[i]);
-    if (!type[i]) {
-      a.error("port type " + quote(types[i]) + " is not one of ib, eth, auto");
-      ok = false;
-    }
+    type[i] = parse_port_type(types[i], a.where, a.diag);
+    ok = ok && type[i];
   }
   if (!ok) return;
   auto& card = a.cfg.mlx4[*pci];
@@ -98,105 +84,43 @@ void read_mlx4(const Arg& a) {
 void read_pfc(const Arg& a) {
   auto masks = split(a.value(), '/');
   if (masks.size() > 2) return a.bad_form();
-  auto tx = parse_pfc_mask(masks[0], "pfc tx", a.where, a.diag);
-  auto rx = masks.size() == 2 ? parse_pfc_mask(masks[1], "pfc rx", a.where, a.diag) : tx;
+  auto tx = parse_pfc_mask(masks[0], PfcDirection::kTx, a.where, a.diag);
+  auto rx = masks.size() == 2 ? parse_pfc_mask(masks[1], PfcDirection::kRx, a.where, a.diag) : tx;
   if (!tx || !rx) return;
   a.cfg.pfc_tx = Sourced<unsigned>{*tx, a.where};
   a.cfg.pfc_rx = Sourced<unsigned>{*rx, a.where};
-}
-
-std::string bad_hw_key(std::string_view s) {
-  // The commonest mistake: a udev-style match on the whole IPoIB address.
-  auto full = HwAddress::parse(s);
-  if (full && full->len == 20) {
-    return "address " + quote(s) +
-           " is a whole 20-byte IPoIB address, whose first 12 bytes change between boots; "
-           "give the port GUID (its last 8 bytes, " +
-           full->ipoib_guid()->colon_bytes() + ")";
-  }
-  return "address " + quote(s) +
-         " is neither a port GUID (0002:c903:0031:78f2) nor a MAC address (aa:bb:cc:dd:ee:ff)";
 }
 
 void read_name(const Arg& a) {
   // Split at the first ':' like dracut's ifname=: the rest is the address.
   auto colon = a.value().find(':');
   if (colon == std::string_view::npos) return a.bad_form();
-  auto name = a.value().substr(0, colon);
-  auto hw = a.value().substr(colon + 1);
-  bool ok = true;
-  if (auto e = check_ifname(name); !e.empty()) {
-    a.error(e);
-    ok = false;
-  }
-  auto key = HwKey::parse(hw);
-  if (!key) {
-    a.error(bad_hw_key(hw));
-    ok = false;
-  }
-  if (ok) set_name(a.cfg, std::string(name), *key, a.where, a.diag);
+  auto name = parse_new_ifname(a.value().substr(0, colon), a.where, a.diag);
+  auto key = parse_hw_key(a.value().substr(colon + 1), a.where, a.diag);
+  if (name && key) set_name(a.cfg, *name, *key, a.where, a.diag);
 }
 
 void read_ipoib(const Arg& a) {
   auto f = split(a.value(), ':');
   if (f.size() < 2 || f.size() > 3) return a.bad_form();
-  bool ok = true;
-  if (auto e = check_ifname_syntax(f[0]); !e.empty()) {
-    a.error(e);
-    ok = false;
-  }
-  auto mode = parse_ipoib_mode(f[1]);
-  if (!mode) {
-    a.error("IPoIB mode " + quote(f[1]) + " is not one of datagram, connected");
-    ok = false;
-  }
+  auto ifname = parse_ifname(f[0], a.where, a.diag);
+  auto mode = parse_ipoib_mode(f[1], a.where, a.diag);
   std::optional<unsigned> mtu;
-  if (f.size() == 3) {
-    mtu = parse_netdev_mtu(f[2], a.where, a.diag);
-    ok = ok && mtu.has_value();
-  }
-  if (!ok) return;
-  auto& s = a.cfg.ipoib[std::string(f[0])];
+  if (f.size() == 3 && !(mtu = parse_netdev_mtu(f[2], a.where, a.diag))) return;
+  if (!ifname || !mode) return;
+  auto& s = a.cfg.ipoib[*ifname];
   s.mode = Sourced<IpoibMode>{*mode, a.where};
   if (mtu) s.mtu = Sourced<unsigned>{*mtu, a.where};
-}
-
-// Records a P_Key child; `name` empty keeps the name given earlier (or the default).
-void add_pkey(const Arg& a, std::string_view parent, uint16_t pkey, const std::string& name) {
-  const std::pair<std::string, uint16_t> id(parent, pkey);
-  if (!name.empty()) {
-    for (const auto& [other, child] : a.cfg.pkeys) {
-      if (other != id && child.name == name) {
-        return a.error("child name " + quote(name) + " is already used for " + child.parent +
-                       " P_Key 0x" + hex(child.pkey, 4) + " at " + child.source);
-      }
-    }
-  }
-  auto& c = a.cfg.pkeys[id];
-  c.parent = id.first;
-  c.pkey = pkey;
-  if (!name.empty()) c.name = name;
-  c.source = a.where;
 }
 
 void read_pkey(const Arg& a) {
   auto f = split(a.value(), ':');
   if (f.size() < 2 || f.size() > 3) return a.bad_form();
-  bool ok = true;
-  if (auto e = check_ifname_syntax(f[0]); !e.empty()) {
-    a.error(e);
-    ok = false;
-  }
-  // Always hexadecimal, "0x" or not: admins and every tool write P_Keys in hex.
+  auto parent = parse_ifname(f[0], a.where, a.diag);
   auto pkey = parse_pkey(f[1], a.where, a.diag);
-  ok = ok && pkey.has_value();
-  if (f.size() == 3) {
-    if (auto e = check_ifname(f[2]); !e.empty()) {
-      a.error(e);
-      ok = false;
-    }
-  }
-  if (ok) add_pkey(a, f[0], *pkey, f.size() == 3 ? std::string(f[2]) : std::string());
+  std::optional<std::string> child = std::string();  // none given: the default name
+  if (f.size() == 3) child = parse_new_ifname(f[2], a.where, a.diag);
+  if (parent && pkey && child) set_pkey_child(a.cfg, *parent, *pkey, *child, a.where, a.diag);
 }
 
 // NetworkManager's form: ib.pkey=<parent>.<hex pkey>. As there, the parent ends at the
@@ -204,26 +128,17 @@ void read_pkey(const Arg& a) {
 void read_nm_pkey(const Arg& a) {
   auto v = a.value();
   if (auto colon = v.find(':'); colon != std::string_view::npos) {
-    a.warn("ignoring " + quote(v.substr(colon)) + ": only <parent>.<pkey> is read");
+    a.warn("ignoring " + shown(v.substr(colon)) + ": only <parent>.<pkey> is read");
     v = v.substr(0, colon);
   }
   auto dot = v.find('.');
   if (dot == std::string_view::npos) return a.bad_form();
-  auto parent = v.substr(0, dot);
-  bool ok = true;
-  if (auto e = check_ifname_syntax(parent); !e.empty()) {
-    a.error(e);
-    ok = false;
-  }
+  auto parent = parse_ifname(v.substr(0, dot), a.where, a.diag);
   auto pkey = parse_pkey(v.substr(dot + 1), a.where, a.diag);
-  ok = ok && pkey.has_value();
-  if (ok) {
-    if (auto e = check_ifname(v); !e.empty()) {
-      a.error(e);
-      ok = false;
-    }
+  if (!parent || !pkey) return;
+  if (auto child = parse_new_ifname(v, a.where, a.diag)) {
+    set_pkey_child(a.cfg, *parent, *pkey, *child, a.where, a.diag);
   }
-  if (ok) add_pkey(a, parent, *pkey, std::string(v));
 }
 
 void read_roce(const Arg& a) {
@@ -232,8 +147,7 @@ void read_roce(const Arg& a) {
   auto f = split(a.value().substr(colon + 1), ':');
   if (f.size() > 2) return a.bad_form();
   auto target = parse_roce_target(a.value().substr(0, colon), a.where, a.diag);
-  auto mode = parse_roce_mode(f[0]);
-  if (!mode) a.error("RoCE mode " + quote(f[0]) + " is not one of v1, v2");
+  auto mode = parse_roce_mode(f[0], a.where, a.diag);
   std::optional<unsigned> tos;
   if (f.size() == 2 && !(tos = parse_tos(f[1], a.where, a.diag))) return;
   if (!target || !mode) return;
@@ -245,30 +159,11 @@ void read_roce(const Arg& a) {
 void read_soft(const Arg& a, SoftKind kind) {
   auto f = split(a.value(), ':');
   if (f.size() > 2) return a.bad_form();
-  bool ok = true;
-  if (auto e = check_ifname_syntax(f[0]); !e.empty()) {
-    a.error(e);
-    ok = false;
-  }
-  std::string name;
-  if (f.size() == 2) {
-    if (auto e = check_rdma_name(f[1]); !e.empty()) {
-      a.error(e);
-      ok = false;
-    }
-    name = std::string(f[1]);
-  }
-  if (!ok) return;
-  for (const auto& [netdev, link] : a.cfg.soft_links) {
-    if (!name.empty() && netdev != f[0] && link.name == name) {
-      return a.error("RDMA device name " + quote(name) + " is already asked for " + netdev +
-                     " at " + link.source);
-    }
-  }
-  auto& link = a.cfg.soft_links[std::string(f[0])];
-  link.kind = kind;
-  if (!name.empty()) link.name = name;
-  link.source = a.where;
+  auto netdev = parse_ifname(f[0], a.where, a.diag);
+  std::optional<std::string> name = std::string();  // none given: chosen by the plan
+  if (f.size() == 2) name = parse_rdma_name(f[1], a.where, a.diag);
+  if (!netdev || !name) return;
+  set_soft_link(a.cfg, *netdev, kind, *name, a.where, a.diag);
 }
 
 void read_rxe(const Arg& a) { read_soft(a, SoftKind::kRxe); }
@@ -309,50 +204,27 @@ constexpr Known kKnown[] = {
     {"ib.pkey", "<parent>.<hex pkey>", read_nm_pkey, false},
 };
 
-// Levenshtein distance, or limit+1 once it is certainly above `limit`.
-size_t distance(std::string_view s, std::string_view t, size_t limit) {
-  if ((s.size() > t.size() ? s.size() - t.size() : t.size() - s.size()) > limit) return limit + 1;
-  std::vector<size_t> prev(t.size() + 1);
-  std::vector<size_t> cur(t.size() + 1);
-  for (size_t j = 0; j <= t.size(); ++j) prev[j] = j;
-  for (size_t i = 1; i <= s.size(); ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j <= t.size(); ++j) {
-      size_t subst = prev[j - 1] + (s[i - 1] == t[j - 1] ? 0 : 1);
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, subst});
-    }
-    std::swap(prev, cur);
-  }
-  return prev[t.size()];
-}
-
-// The closest of our rd.rdma keys within 2 edits, or "".
-std::string_view closest_key(std::string_view key) {
-  std::string_view best;
-  size_t best_d = 3;
-  for (const auto& k : kKnown) {
-    if (!starts_with(k.key, "rd.rdma")) continue;
-    size_t d = distance(key, k.key, 2);
-    if (d < best_d) best = k.key, best_d = d;
-  }
-  return best;
+// Our rd.rdma keys: the ones a near miss is compared with.
+std::vector<std::string_view> rd_rdma_keys() {
+  std::vector<std::string_view> out;
+  for (const auto& k : kKnown)
+    if (starts_with(k.key, "rd.rdma")) out.push_back(k.key);
+  return out;
 }
 
 void unknown_key(const CmdlineParam& p, const std::string& where, Diagnostics& diag) {
-  std::string key = quote(p.key);
+  std::string key = shown(p.key);
   if (p.key == "rd.rdma" || starts_with(p.key, "rd.rdma.")) {
-    if (auto near = closest_key(p.key); !near.empty()) {
+    if (auto near = closest_word(p.key, rd_rdma_keys()); !near.empty()) {
       return diag.error(where, "unknown parameter " + key + " (did you mean " + quote(near) + "?)");
     }
-    std::string known;
-    for (const auto& k : kKnown)
-      known += std::string(known.empty() ? "" : ", ") + std::string(k.key);
-    return diag.error(where, "unknown parameter " + key + " (known: " + known + ")");
+    return diag.error(where,
+                      "unknown parameter " + key + " " + did_you_mean(p.key, cmdline_keys()));
   }
   // Other parameters belong to the kernel, dracut and friends. Only an rd.* near miss of
   // ours is worth a word (short keys like rd.dm are too close to everything to guess).
   if (starts_with(p.key, "rd.") && p.key.size() >= 7) {
-    if (auto near = closest_key(p.key); !near.empty()) {
+    if (auto near = closest_word(p.key, rd_rdma_keys()); !near.empty()) {
       diag.warn(where, "parameter " + key + " is not read by rdma-provision (did you mean " +
                            quote(near) + "?)");
     }
@@ -360,6 +232,12 @@ void unknown_key(const CmdlineParam& p, const std::string& where, Diagnostics& d
 }
 
 }  // namespace
+
+std::vector<std::string_view> cmdline_keys() {
+  std::vector<std::string_view> out;
+  for (const auto& k : kKnown) out.push_back(k.key);
+  return out;
+}
 
 std::vector<CmdlineParam> split_cmdline(std::string_view text) {
   std::vector<CmdlineParam> out;

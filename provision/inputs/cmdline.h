@@ -26,4 +26,7 @@ std::vector<CmdlineParam> split_cmdline(std::string_view text);
 // "cmdline: <the whole token>". The grammar is in configs/rdma-provision.8.
 void parse_cmdline(std::string_view text, Config& cfg, Diagnostics& diag);
 
+// Every parameter the reader knows (rd.rdma, rd.rdma.*, ib.pkey), from its table.
+std::vector<std::string_view> cmdline_keys();
+
 }  // namespace rp

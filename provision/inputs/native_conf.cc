@@ -1,290 +1,313 @@
 #include "provision/inputs/native_conf.h"
 
+#include <utility>
+#include <vector>
+
 #include "provision/base/strings.h"
+#include "provision/inputs/record.h"
+#include "provision/inputs/text.h"
 #include "provision/inputs/values.h"
 
 namespace rp {
 namespace {
 
+using Words = std::vector<std::string_view>;
+
+// The reader's state: the current line, and the current section with its argument, parsed
+// once when the header is read so that every key finds it typed.
 struct Parser {
-  const std::string& file;
   Config& cfg;
   Diagnostics& diag;
-  std::string where;  // "file:line" of the current line
-  // Current section: kind and its argument(s).
-  std::string kind;
-  std::vector<std::string> args;
-  bool section_ok = false;
+  std::string where;        // "file:line" of the current line
+  std::string kind;         // the current section ("" before the first header)
+  bool section_ok = false;  // its header is valid: its keys are read
+  std::string name;         // [module], [ipoib], [name], [rxe], [siw], [address]
+  PciAddress pci;           // [mlx4]
+  std::pair<std::string, unsigned> roce_target;  // [roce]
+  std::pair<std::string, uint16_t> pkey;         // [pkey]
 
   void error(const std::string& what) { diag.error(where, what); }
-
-  void section(std::string_view header) {
-    auto words = split_ws(header);
-    section_ok = false;
-    kind.clear();
-    args.clear();
-    if (words.empty()) return error("empty section header '[]'");
-    kind = std::string(words[0]);
-    for (size_t i = 1; i < words.size(); ++i) args.emplace_back(words[i]);
-    struct Shape {
-      const char* kind;
-      size_t nargs;
-      const char* usage;
-    };
-    static const Shape kShapes[] = {
-        {"general", 0, "[general]"},
-        {"modules", 0, "[modules]"},
-        {"module", 1, "[module <name>]"},
-        {"mlx4", 1, "[mlx4 <pci address>]"},
-        {"pfc", 0, "[pfc]"},
-        {"roce", 1, "[roce <ibdev|*>[/<port>]]"},
-        {"ipoib", 1, "[ipoib <ifname>]"},
-        {"pkey", 2, "[pkey <parent> <pkey>]"},
-        {"name", 1, "[name <ifname>]"},
-        {"rxe", 1, "[rxe <netdev>]"},
-        {"siw", 1, "[siw <netdev>]"},
-        {"address", 1, "[address <ifname>]"},
-        {"nodes", 0, "[nodes]"},
-    };
-    for (const auto& s : kShapes) {
-      if (kind != s.kind) continue;
-      if (args.size() != s.nargs) {
-        return error("section " + quote("[" + std::string(header) + "]") + " must be written " +
-                     s.usage);
-      }
-      section_ok = check_section_args();
-      return;
-    }
-    std::string known;
-    for (const auto& s : kShapes) known += std::string(known.empty() ? "" : ", ") + s.kind;
-    error("unknown section " + quote(kind) + " (known: " + known + ")");
-  }
-
-  bool check_section_args() {
-    if (kind == "module") {
-      if (auto e = check_module_name(args[0]); !e.empty()) return error(e), false;
-    } else if (kind == "mlx4") {
-      if (!PciAddress::parse(args[0])) {
-        return error("PCI address " + quote(args[0]) + " is not of the form DDDD:BB:DD.F"), false;
-      }
-    } else if (kind == "roce") {
-      if (!parse_roce_target(args[0], where, diag)) return false;
-    } else if (kind == "ipoib" || kind == "name" || kind == "address") {
-      if (auto e = kind == "name" ? check_ifname(args[0]) : check_ifname_syntax(args[0]);
-          !e.empty()) {
-        return error(e), false;
-      }
-    } else if (kind == "pkey") {
-      if (auto e = check_ifname_syntax(args[0]); !e.empty()) return error(e), false;
-      auto pkey = parse_pkey(args[1], where, diag);
-      if (!pkey) return false;
-      // The section alone asks for the child; its keys only refine it.
-      auto& c = cfg.pkeys[{args[0], *pkey}];
-      c.parent = args[0];
-      c.pkey = *pkey;
-      c.source = where;
-    } else if (kind == "rxe" || kind == "siw") {
-      if (auto e = check_ifname_syntax(args[0]); !e.empty()) return error(e), false;
-      auto& l = cfg.soft_links[args[0]];
-      l.kind = kind == "rxe" ? SoftKind::kRxe : SoftKind::kSiw;
-      l.source = where;
-    }
-    return true;
-  }
-
-  void assignment(std::string_view key, std::string_view value) {
-    if (!section_ok) return;  // the section header was already reported
-    const std::string k(key);
-    auto unknown = [&](const char* known) {
-      error("unknown key " + quote(key) + " in [" + kind + "] (known: " + known + ")");
-    };
-    if (kind == "general") {
-      if (k == "enabled")
-        set_bool(cfg.enabled, key, value);
-      else if (k == "required")
-        set_bool(cfg.required, key, value);
-      else if (k == "allow_reload")
-        set_bool(cfg.allow_reload, key, value);
-      else if (k == "timeout") {
-        if (auto t = parse_timeout(value, where, diag)) cfg.timeout_s = {*t, where};
-      } else if (k == "wait") {
-        parse_wait_list(value, where, cfg, diag);
-      } else
-        unknown("enabled, required, allow_reload, timeout, wait");
-    } else if (kind == "modules") {
-      if (k == "load") {
-        for (auto m : split_list(value)) {
-          if (auto e = check_module_name(m); !e.empty())
-            error(e);
-          else
-            add_module(cfg, std::string(m), where);
-        }
-      } else if (k == "blacklist") {
-        for (auto m : split_list(value)) {
-          if (auto e = check_module_name(m); !e.empty())
-            error(e);
-          else
-            cfg.blacklist.push_back({std::string(m), where});
-        }
-      } else
-        unknown("load, blacklist");
-    } else if (kind == "module") {
-      if (k == "options")
-        cfg.module_options[normalize_module(args[0])] = {std::string(value), where};
-      else if (k == "load") {
-        if (auto b = parse_bool(value)) {
-          if (*b) add_module(cfg, normalize_module(args[0]), where);
-        } else
-          error("load " + quote(value) + " is not a boolean (yes/no)");
-      } else
-        unknown("options, load");
-    } else if (kind == "mlx4") {
-      auto& m = cfg.mlx4[*PciAddress::parse(args[0])];
-      if (k == "port1" || k == "port2") {
-        auto t = parse_port_type(value);
-        if (!t) return error("port type " + quote(value) + " is not one of ib, eth, auto");
-        m.type[k == "port1" ? 0 : 1] = Sourced<PortType>{*t, where};
-      } else if (k == "port1_mtu" || k == "port2_mtu") {
-        if (auto mtu = parse_ib_mtu(value, where, diag))
-          m.mtu[k == "port1_mtu" ? 0 : 1] = {*mtu, where};
-      } else
-        unknown("port1, port2, port1_mtu, port2_mtu");
-    } else if (kind == "pfc") {
-      if (k == "tx" || k == "rx") {
-        if (auto v = parse_pfc_mask(value, "pfc " + k, where, diag)) {
-          (k == "tx" ? cfg.pfc_tx : cfg.pfc_rx) = Sourced<unsigned>{*v, where};
-        }
-      } else
-        unknown("tx, rx");
-    } else if (kind == "roce") {
-      auto target = parse_roce_target(args[0], where, diag);
-      auto& r = cfg.roce[*target];
-      if (k == "mode") {
-        auto m = parse_roce_mode(value);
-        if (!m) return error("RoCE mode " + quote(value) + " is not one of v1, v2");
-        r.mode = Sourced<RoceMode>{*m, where};
-      } else if (k == "tos") {
-        if (auto t = parse_tos(value, where, diag)) r.tos = Sourced<unsigned>{*t, where};
-      } else
-        unknown("mode, tos");
-    } else if (kind == "ipoib") {
-      auto& s = cfg.ipoib[args[0]];
-      if (k == "mode") {
-        auto m = parse_ipoib_mode(value);
-        if (!m) return error("IPoIB mode " + quote(value) + " is not one of datagram, connected");
-        s.mode = Sourced<IpoibMode>{*m, where};
-      } else if (k == "mtu") {
-        if (auto mtu = parse_netdev_mtu(value, where, diag)) s.mtu = Sourced<unsigned>{*mtu, where};
-      } else
-        unknown("mode, mtu");
-    } else if (kind == "pkey") {
-      auto pkey = parse_pkey(args[1], where, diag);
-      auto& c = cfg.pkeys[{args[0], *pkey}];
-      c.parent = args[0];
-      c.pkey = *pkey;
-      if (c.source.empty()) c.source = where;
-      if (k == "name") {
-        if (auto e = check_ifname(value); !e.empty()) return error(e);
-        c.name = std::string(value);
-      } else if (k == "mode") {
-        auto m = parse_ipoib_mode(value);
-        if (!m) return error("IPoIB mode " + quote(value) + " is not one of datagram, connected");
-        c.mode = *m;
-      } else
-        unknown("name, mode");
-    } else if (kind == "name") {
-      if (k == "match") {
-        auto hw = HwKey::parse(value);
-        if (!hw) {
-          return error("match " + quote(value) +
-                       " is neither a port GUID (0002:c903:0031:78f2) nor a MAC address");
-        }
-        set_name(cfg, args[0], *hw, where, diag);
-      } else
-        unknown("match");
-    } else if (kind == "rxe" || kind == "siw") {
-      if (k == "name") {
-        if (auto e = check_rdma_name(value); !e.empty()) return error(e);
-        cfg.soft_links[args[0]].name = std::string(value);
-      } else
-        unknown("name");
-    } else if (kind == "address") {
-      if (k == "address") {
-        std::optional<IpPrefix> prefix;
-        if (auto e = check_cidr(value, &prefix); !e.empty()) return error(e);
-        cfg.addresses[args[0]].push_back({*prefix, where});
-      } else if (k == "route") {
-        auto r = parse_route(value, where, diag);
-        if (r) cfg.routes[args[0]].push_back(*r);
-      } else
-        unknown("address, route");
-    }
-  }
-
-  void node_row(std::string_view line) {
-    auto fields = split_ws(line);
-    auto key = HwKey::parse(fields[0]);
-    if (!key) {
-      return error("node key " + quote(fields[0]) +
-                   " is neither a port GUID (0002:c903:0031:78f2) nor a MAC address");
-    }
-    NodeEntry e;
-    e.key = *key;
-    e.source = where;
-    for (size_t i = 1; i < fields.size(); ++i) {
-      auto eq = fields[i].find('=');
-      if (eq == std::string_view::npos) {
-        error("node field " + quote(fields[i]) + " is not of the form key=value");
-        continue;
-      }
-      auto k = fields[i].substr(0, eq), v = fields[i].substr(eq + 1);
-      if (k == "name") {
-        if (auto err = check_ifname(v); !err.empty())
-          error(err);
-        else
-          e.name = std::string(v);
-      } else if (k == "address") {
-        for (auto a : split_list(v)) {
-          std::optional<IpPrefix> prefix;
-          if (auto err = check_cidr(a, &prefix); !err.empty())
-            error(err);
-          else
-            e.addresses.push_back(*prefix);
-        }
-      } else if (k == "pkeys") {
-        for (auto p : split_list(v))
-          if (auto pk = parse_pkey(p, where, diag)) e.pkeys.push_back(*pk);
-      } else if (k == "mode") {
-        auto m = parse_ipoib_mode(v);
-        if (!m)
-          error("IPoIB mode " + quote(v) + " is not one of datagram, connected");
-        else
-          e.mode = *m;
-      } else if (k == "mtu") {
-        e.mtu = parse_netdev_mtu(v, where, diag);
-      } else {
-        error("unknown node field " + quote(k) + " (known: name, address, pkeys, mode, mtu)");
-      }
-    }
-    auto& table = key->is_guid ? cfg.nodes_by_guid : cfg.nodes_by_mac;
-    auto [it, inserted] = table.emplace(key->value, e);
-    if (!inserted) {
-      error("node " + key->str() + " is already listed at " + it->second.source);
-    }
-  }
-
-  void set_bool(Sourced<bool>& out, std::string_view key, std::string_view value) {
-    auto b = parse_bool(value);
-    if (!b) return error(std::string(key) + " " + quote(value) + " is not a boolean (yes/no)");
-    out = {*b, where};
-  }
 };
+
+// Keeps a parsed value; false when there is none (the parser has reported why).
+template <typename T>
+bool keep(T& out, std::optional<T> v) {
+  if (v) out = std::move(*v);
+  return v.has_value();
+}
+
+// ---- Sections ----------------------------------------------------------------------------
+
+struct Section {
+  std::string_view kind;
+  std::string_view usage;  // the header as it must be written
+  size_t nargs;
+  bool (*open)(Parser& p, const Words& args);  // reads the arguments; false when bad
+};
+
+bool no_args(Parser&, const Words&) { return true; }
+
+bool open_module(Parser& p, const Words& a) {
+  return keep(p.name, parse_module_name(a[0], p.where, p.diag));
+}
+bool open_mlx4(Parser& p, const Words& a) {
+  return keep(p.pci, parse_pci_address(a[0], p.where, p.diag));
+}
+bool open_roce(Parser& p, const Words& a) {
+  return keep(p.roce_target, parse_roce_target(a[0], p.where, p.diag));
+}
+bool open_ifname(Parser& p, const Words& a) {
+  return keep(p.name, parse_ifname(a[0], p.where, p.diag));
+}
+bool open_name(Parser& p, const Words& a) {
+  return keep(p.name, parse_new_ifname(a[0], p.where, p.diag));
+}
+
+bool open_pkey(Parser& p, const Words& a) {
+  auto parent = parse_ifname(a[0], p.where, p.diag);
+  auto pkey = parse_pkey(a[1], p.where, p.diag);
+  if (!parent || !pkey) return false;
+  p.pkey = {*parent, *pkey};
+  // The section alone asks for the child; its keys only refine it.
+  set_pkey_child(p.cfg, *parent, *pkey, "", p.where, p.diag);
+  return true;
+}
+
+template <SoftKind kKind>
+bool open_soft(Parser& p, const Words& a) {
+  if (!keep(p.name, parse_ifname(a[0], p.where, p.diag))) return false;
+  set_soft_link(p.cfg, p.name, kKind, "", p.where, p.diag);  // the section alone asks for it
+  return true;
+}
+
+template <SoftKind kKind>
+void read_soft_name(Parser& p, std::string_view v) {
+  if (auto name = parse_rdma_name(v, p.where, p.diag)) {
+    set_soft_link(p.cfg, p.name, kKind, *name, p.where, p.diag);
+  }
+}
+
+constexpr Section kSections[] = {
+    {"general", "[general]", 0, no_args},
+    {"modules", "[modules]", 0, no_args},
+    {"module", "[module <name>]", 1, open_module},
+    {"mlx4", "[mlx4 <pci address>]", 1, open_mlx4},
+    {"pfc", "[pfc]", 0, no_args},
+    {"roce", "[roce <ibdev|*>[/<port>]]", 1, open_roce},
+    {"ipoib", "[ipoib <ifname>]", 1, open_ifname},
+    {"pkey", "[pkey <parent> <pkey>]", 2, open_pkey},
+    {"name", "[name <ifname>]", 1, open_name},
+    {"rxe", "[rxe <netdev>]", 1, open_soft<SoftKind::kRxe>},
+    {"siw", "[siw <netdev>]", 1, open_soft<SoftKind::kSiw>},
+    {"address", "[address <ifname>]", 1, open_ifname},
+    {"nodes", "[nodes]", 0, no_args},
+};
+
+// ---- Keys --------------------------------------------------------------------------------
+
+struct Key {
+  std::string_view section;
+  std::string_view key;
+  void (*read)(Parser& p, std::string_view value);
+};
+
+// Stores a parsed value with this line as its source; nothing when the parser refused it.
+template <typename T>
+void put(const Parser& p, std::optional<T> v, Sourced<T>& out) {
+  if (v) out = {*v, p.where};
+}
+template <typename T>
+void put(const Parser& p, std::optional<T> v, std::optional<Sourced<T>>& out) {
+  if (v) out = Sourced<T>{*v, p.where};
+}
+
+using P = Parser&;
+using V = std::string_view;
+
+constexpr Key kKeys[] = {
+    {"general", "enabled", [](P p, V v) { put(p, parse_bool(v, p.where, p.diag), p.cfg.enabled); }},
+    {"general", "required",
+     [](P p, V v) { put(p, parse_bool(v, p.where, p.diag), p.cfg.required); }},
+    {"general", "allow_reload",
+     [](P p, V v) { put(p, parse_bool(v, p.where, p.diag), p.cfg.allow_reload); }},
+    {"general", "timeout",
+     [](P p, V v) { put(p, parse_timeout(v, p.where, p.diag), p.cfg.timeout_s); }},
+    {"general", "wait", [](P p, V v) { parse_wait_list(v, p.where, p.cfg, p.diag); }},
+    {"modules", "load",
+     [](P p, V v) {
+       for (auto m : split_list(v))
+         if (auto name = parse_module_name(m, p.where, p.diag)) add_module(p.cfg, *name, p.where);
+     }},
+    {"modules", "blacklist",
+     [](P p, V v) {
+       for (auto m : split_list(v))
+         if (auto name = parse_module_name(m, p.where, p.diag))
+           add_blacklist(p.cfg, *name, p.where);
+     }},
+    {"module", "options",
+     [](P p, V v) { put(p, std::optional<std::string>(v), p.cfg.module_options[p.name]); }},
+    {"module", "load",
+     [](P p, V v) {
+       if (parse_bool(v, p.where, p.diag).value_or(false)) add_module(p.cfg, p.name, p.where);
+     }},
+    {"mlx4", "port1",
+     [](P p, V v) { put(p, parse_port_type(v, p.where, p.diag), p.cfg.mlx4[p.pci].type[0]); }},
+    {"mlx4", "port2",
+     [](P p, V v) { put(p, parse_port_type(v, p.where, p.diag), p.cfg.mlx4[p.pci].type[1]); }},
+    {"mlx4", "port1_mtu",
+     [](P p, V v) { put(p, parse_ib_mtu(v, p.where, p.diag), p.cfg.mlx4[p.pci].mtu[0]); }},
+    {"mlx4", "port2_mtu",
+     [](P p, V v) { put(p, parse_ib_mtu(v, p.where, p.diag), p.cfg.mlx4[p.pci].mtu[1]); }},
+    {"pfc", "tx",
+     [](P p, V v) { put(p, parse_pfc_mask(v, PfcDirection::kTx, p.where, p.diag), p.cfg.pfc_tx); }},
+    {"pfc", "rx",
+     [](P p, V v) { put(p, parse_pfc_mask(v, PfcDirection::kRx, p.where, p.diag), p.cfg.pfc_rx); }},
+    {"roce", "mode",
+     [](P p, V v) { put(p, parse_roce_mode(v, p.where, p.diag), p.cfg.roce[p.roce_target].mode); }},
+    {"roce", "tos",
+     [](P p, V v) { put(p, parse_tos(v, p.where, p.diag), p.cfg.roce[p.roce_target].tos); }},
+    {"ipoib", "mode",
+     [](P p, V v) { put(p, parse_ipoib_mode(v, p.where, p.diag), p.cfg.ipoib[p.name].mode); }},
+    {"ipoib", "mtu",
+     [](P p, V v) { put(p, parse_netdev_mtu(v, p.where, p.diag), p.cfg.ipoib[p.name].mtu); }},
+    {"pkey", "name",
+     [](P p, V v) {
+       if (auto name = parse_new_ifname(v, p.where, p.diag)) {
+         set_pkey_child(p.cfg, p.pkey.first, p.pkey.second, *name, p.where, p.diag);
+       }
+     }},
+    {"pkey", "mode",
+     [](P p, V v) {
+       if (auto m = parse_ipoib_mode(v, p.where, p.diag)) p.cfg.pkeys[p.pkey].mode = *m;
+     }},
+    {"name", "match",
+     [](P p, V v) {
+       if (auto key = parse_hw_key(v, p.where, p.diag))
+         set_name(p.cfg, p.name, *key, p.where, p.diag);
+     }},
+    {"rxe", "name", read_soft_name<SoftKind::kRxe>},
+    {"siw", "name", read_soft_name<SoftKind::kSiw>},
+    {"address", "address",
+     [](P p, V v) {
+       if (auto a = parse_prefix(v, p.where, p.diag))
+         p.cfg.addresses[p.name].push_back({*a, p.where});
+     }},
+    {"address", "route",
+     [](P p, V v) {
+       if (auto r = parse_route(v, p.where, p.diag)) p.cfg.routes[p.name].push_back(*r);
+     }},
+};
+
+// [nodes]: a row is "<guid|mac> field=value ...".
+struct NodeField {
+  std::string_view field;
+  void (*read)(Parser& p, std::string_view value, NodeEntry& e);
+};
+
+using E = NodeEntry&;
+
+constexpr NodeField kNodeFields[] = {
+    {"name", [](P p, V v, E e) { keep(e.name, parse_new_ifname(v, p.where, p.diag)); }},
+    {"address",
+     [](P p, V v, E e) {
+       for (auto a : split_list(v))
+         if (auto prefix = parse_prefix(a, p.where, p.diag)) e.addresses.push_back(*prefix);
+     }},
+    {"pkeys",
+     [](P p, V v, E e) {
+       for (auto k : split_list(v))
+         if (auto pkey = parse_pkey(k, p.where, p.diag)) e.pkeys.push_back(*pkey);
+     }},
+    {"mode",
+     [](P p, V v, E e) {
+       if (auto m = parse_ipoib_mode(v, p.where, p.diag)) e.mode = m;
+     }},
+    {"mtu",
+     [](P p, V v, E e) {
+       if (auto mtu = parse_netdev_mtu(v, p.where, p.diag)) e.mtu = mtu;
+     }},
+};
+
+// ---- Lines -------------------------------------------------------------------------------
+
+void section(Parser& p, std::string_view header) {
+  Words words = split_ws(header);
+  p.section_ok = false;
+  p.kind.clear();
+  if (words.empty()) return p.error("empty section header '[]'");
+  p.kind = std::string(words[0]);
+  const Words args(words.begin() + 1, words.end());
+  for (const auto& s : kSections) {
+    if (p.kind != s.kind) continue;
+    if (args.size() != s.nargs) {
+      return p.error("section " + shown("[" + std::string(header) + "]") + " must be written " +
+                     std::string(s.usage));
+    }
+    p.section_ok = s.open(p, args);
+    return;
+  }
+  p.error("unknown section " + shown(p.kind) + " " + did_you_mean(p.kind, native_conf_sections()));
+}
+
+void assignment(Parser& p, std::string_view key, std::string_view value) {
+  Words known;
+  for (const auto& k : kKeys) {
+    if (k.section != p.kind) continue;
+    if (k.key == key) return k.read(p, value);
+    known.push_back(k.key);
+  }
+  p.error("unknown key " + shown(key) + " in [" + p.kind + "] " + did_you_mean(key, known));
+}
+
+void node_row(Parser& p, std::string_view line) {
+  Words fields = split_ws(line);
+  auto key = parse_hw_key(fields[0], p.where, p.diag);
+  if (!key) return;
+  NodeEntry e;
+  e.key = *key;
+  e.source = p.where;
+  for (size_t i = 1; i < fields.size(); ++i) {
+    auto eq = fields[i].find('=');
+    if (eq == std::string_view::npos) {
+      p.error("node field " + shown(fields[i]) + " is not of the form key=value");
+      continue;
+    }
+    auto k = fields[i].substr(0, eq), v = fields[i].substr(eq + 1);
+    const NodeField* field = nullptr;
+    Words known;
+    for (const auto& f : kNodeFields) {
+      if (f.field == k) field = &f;
+      known.push_back(f.field);
+    }
+    if (field) {
+      field->read(p, v, e);
+    } else {
+      p.error("unknown node field " + shown(k) + " " + did_you_mean(k, known));
+    }
+  }
+  auto& table = key->is_guid ? p.cfg.nodes_by_guid : p.cfg.nodes_by_mac;
+  auto [it, inserted] = table.emplace(key->value, e);
+  if (!inserted) p.error("node " + key->str() + " is already listed at " + it->second.source);
+}
 
 }  // namespace
 
+std::vector<std::string_view> native_conf_sections() {
+  std::vector<std::string_view> out;
+  for (const auto& s : kSections) out.push_back(s.kind);
+  return out;
+}
+
+std::vector<NativeConfKey> native_conf_keys() {
+  std::vector<NativeConfKey> out;
+  for (const auto& k : kKeys) out.push_back({k.section, k.key});
+  for (const auto& f : kNodeFields) out.push_back({"nodes", f.field});
+  return out;
+}
+
 void parse_native_conf(std::string_view text, const std::string& file, Config& cfg,
                        Diagnostics& diag) {
-  Parser p{file, cfg, diag, "", "", {}, false};
+  Parser p{cfg, diag, "", "", false, "", {}, {}, {}};
   size_t lineno = 0;
   for (std::string_view raw : split(text, '\n')) {
     ++lineno;
@@ -297,36 +320,34 @@ void parse_native_conf(std::string_view text, const std::string& file, Config& c
     }
     if (line.front() == '[') {
       if (line.back() != ']') {
-        p.error("section header " + quote(line) + " is missing its closing ']'");
+        p.error("section header " + shown(line) + " is missing its closing ']'");
         p.section_ok = false;
         continue;
       }
-      p.section(trim(line.substr(1, line.size() - 2)));
+      section(p, trim(line.substr(1, line.size() - 2)));
       continue;
     }
     if (p.kind.empty()) {
-      p.error("setting " + quote(line) + " is outside of any [section]");
+      p.error("setting " + shown(line) + " is outside of any [section]");
       continue;
     }
     if (p.kind == "nodes") {
-      if (p.section_ok) p.node_row(line);
+      if (p.section_ok) node_row(p, line);
       continue;
     }
     auto eq = line.find('=');
     if (eq == std::string_view::npos) {
-      p.error("line " + quote(line) + " is not of the form key = value");
+      p.error("line " + shown(line) + " is not of the form key = value");
       continue;
     }
     auto key = trim(line.substr(0, eq)), value = trim(line.substr(eq + 1));
     if (key.empty()) {
-      p.error("line " + quote(line) + " has no key before '='");
-      continue;
+      p.error("line " + shown(line) + " has no key before '='");
+    } else if (value.empty()) {
+      p.error("key " + shown(key) + " has no value");
+    } else if (p.section_ok) {  // else the section header was already reported
+      assignment(p, key, value);
     }
-    if (value.empty()) {
-      p.error("key " + quote(key) + " has no value");
-      continue;
-    }
-    p.assignment(key, value);
   }
 }
 

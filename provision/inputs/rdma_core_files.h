@@ -1,6 +1,8 @@
 // Readers for the files administrators already keep for rdma-core, modprobe and udev, so
-// an existing setup works unchanged. Pure functions: the caller reads the file and passes
-// its path (used in messages as "file:line"); nothing here touches the file system.
+// an existing setup works unchanged, one source file per format (mlx4_conf.cc,
+// modules_conf.cc, modprobe_conf.cc, ipoib_rules.cc). Pure functions: the caller reads the
+// file and passes its path (used in messages as "file:line"); nothing here touches the file
+// system.
 #pragma once
 
 #include <string>

@@ -1,127 +1,210 @@
 #include "provision/inputs/values.h"
 
-#include <arpa/inet.h>
-
+#include <algorithm>
 #include <cctype>
 
 #include "provision/base/strings.h"
+#include "provision/inputs/text.h"
 
 namespace rp {
+namespace {
 
-std::vector<std::string_view> split_list(std::string_view s) {
-  std::vector<std::string_view> out;
-  for (auto part : split(s, ','))
-    for (auto w : split_ws(part)) out.push_back(w);
-  return out;
-}
-
-std::string_view strip_comment(std::string_view line) {
-  auto hash = line.find('#');
-  return hash == std::string_view::npos ? line : line.substr(0, hash);
-}
-
-std::optional<bool> parse_bool(std::string_view s) {
-  std::string v = to_lower(s);
-  if (v == "1" || v == "yes" || v == "on" || v == "true") return true;
-  if (v == "0" || v == "no" || v == "off" || v == "false") return false;
+// Reports `what` and gives nullopt, so a parser can `return bad<T>(...)`.
+template <typename T>
+std::optional<T> bad(const std::string& where, Diagnostics& d, std::string what) {
+  d.error(where, std::move(what));
   return std::nullopt;
 }
 
-std::string check_module_name(std::string_view name) {
-  if (name.empty()) return "a module name cannot be empty";
-  if (name.size() > 55) return "module name " + quote(name) + " is longer than 55 bytes";
-  for (char c : name) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') {
-      return "module name " + quote(name) + " may contain only letters, digits, '_' and '-'";
+// A word of a fixed set: `word` maps it (the string <-> enum table beside the type), and
+// the message lists the set.
+template <typename T>
+std::optional<T> one_of(std::string_view s, std::optional<T> (*word)(std::string_view),
+                        const char* what, const char* set, const std::string& where,
+                        Diagnostics& d) {
+  if (auto v = word(s)) return v;
+  return bad<T>(where, d, std::string(what) + " " + shown(s) + " is not one of " + set);
+}
+
+bool alnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
+bool digit(char c) { return c >= '0' && c <= '9'; }
+
+}  // namespace
+
+// ---- Words -------------------------------------------------------------------------------
+
+std::optional<bool> parse_bool(std::string_view s, const std::string& where, Diagnostics& d) {
+  // dracut's getargbool (modules.d/99base/dracut-lib.sh) takes "0", "no" and "off" as false
+  // and any other word as true. We take the same words, their opposites and true/false, in
+  // any case, and refuse the rest: a typo must not turn into "true".
+  const std::string v = to_lower(s);
+  if (v == "1" || v == "yes" || v == "on" || v == "true") return true;
+  if (v == "0" || v == "no" || v == "off" || v == "false") return false;
+  return bad<bool>(where, d,
+                   "value " + shown(s) + " is not a boolean (1/0, yes/no, on/off, true/false)");
+}
+
+std::optional<PortType> parse_port_type(std::string_view s, const std::string& where,
+                                        Diagnostics& d) {
+  // The words mlx4_core's mlx4_port<N> attribute takes (drivers/net/ethernet/mellanox/mlx4/
+  // main.c, set_port_type) and rdma-core's mlx4.conf uses.
+  return one_of<PortType>(s, parse_port_type, "port type", "ib, eth, auto", where, d);
+}
+
+std::optional<IpoibMode> parse_ipoib_mode(std::string_view s, const std::string& where,
+                                          Diagnostics& d) {
+  // The words /sys/class/net/<if>/mode takes (drivers/infiniband/ulp/ipoib/ipoib_main.c).
+  return one_of<IpoibMode>(s, parse_ipoib_mode, "IPoIB mode", "datagram, connected", where, d);
+}
+
+std::optional<RoceMode> parse_roce_mode(std::string_view s, const std::string& where,
+                                        Diagnostics& d) {
+  // Our words for the rdma_cm configfs default_roce_mode values "IB/RoCE v1" and "RoCE v2"
+  // (drivers/infiniband/core/cache.c, ib_cache_gid_parse_type_str).
+  return one_of<RoceMode>(s, parse_roce_mode, "RoCE mode", "v1, v2", where, d);
+}
+
+// ---- Hardware ----------------------------------------------------------------------------
+
+std::optional<PciAddress> parse_pci_address(std::string_view s, const std::string& where,
+                                            Diagnostics& d) {
+  // The kernel's device name "%04x:%02x:%02x.%d" (drivers/pci/probe.c, pci_setup_device);
+  // the domain may be left out as with lspci -s.
+  if (auto p = PciAddress::parse(s)) return p;
+  return bad<PciAddress>(where, d, "PCI address " + shown(s) + " is not of the form DDDD:BB:DD.F");
+}
+
+std::optional<HwKey> parse_hw_key(std::string_view s, const std::string& where, Diagnostics& d) {
+  if (auto k = HwKey::parse(s)) return k;
+  // The commonest mistake: a udev-style match on the whole IPoIB address.
+  auto full = HwAddress::parse(s);
+  if (full && full->len == 20) {
+    return bad<HwKey>(where, d,
+                      "address " + shown(s) +
+                          " is a whole 20-byte IPoIB address, whose first 12 bytes change "
+                          "between boots; give the port GUID (its last 8 bytes, " +
+                          full->ipoib_guid()->colon_bytes() + ")");
+  }
+  return bad<HwKey>(where, d,
+                    "address " + shown(s) +
+                        " is neither a port GUID (0002:c903:0031:78f2) nor a MAC address "
+                        "(aa:bb:cc:dd:ee:ff)");
+}
+
+std::optional<unsigned> parse_port_number(std::string_view s, const std::string& where,
+                                          Diagnostics& d) {
+  // An HCA's ports count from 1 (rdma_start_port() in include/rdma/ib_verbs.h, and
+  // ports/<N> in sysfs and the rdma_cm configfs); a MAD addresses at most 255.
+  auto p = parse_uint(s);
+  if (p && *p >= 1 && *p <= 255) return static_cast<unsigned>(*p);
+  return bad<unsigned>(where, d, "port " + shown(s) + " is not a port number 1..255");
+}
+
+// ---- Names -------------------------------------------------------------------------------
+
+namespace {
+
+// What a kind of name may be: not empty, at most `max` bytes, every character allowed.
+struct NameRule {
+  std::string_view noun;  // "module name", as messages say it
+  std::string_view article;
+  size_t max;
+  bool (*allowed)(char c);
+  std::string_view refused;  // the end of the message about a character not allowed
+};
+
+std::optional<std::string> name_by_rule(std::string_view s, const NameRule& r,
+                                        const std::string& where, Diagnostics& d) {
+  const std::string noun(r.noun);
+  if (s.empty())
+    return bad<std::string>(where, d, std::string(r.article) + " " + noun + " cannot be empty");
+  if (s.size() > r.max) {
+    return bad<std::string>(
+        where, d, noun + " " + shown(s) + " is longer than " + std::to_string(r.max) + " bytes");
+  }
+  if (!std::all_of(s.begin(), s.end(), r.allowed)) {
+    return bad<std::string>(where, d, noun + " " + shown(s) + " " + std::string(r.refused));
+  }
+  return std::string(s);
+}
+
+// MODULE_NAME_LEN (include/linux/module.h) is 64 - sizeof(unsigned long) with the NUL.
+// Module names are made of these characters (the kernel builds them from file names with
+// '-' as '_'); a '/' or a ".ko" names a file, which modprobe would look up as an alias.
+constexpr NameRule kModuleName{"module name", "a", 55,
+                               [](char c) { return alnum(c) || c == '_' || c == '-'; },
+                               "may contain only letters, digits, '_' and '-'"};
+
+// The kernel's dev_valid_name() (net/core/dev.c): not empty, shorter than IFNAMSIZ (16),
+// no '/', ':' or white space (and not "." or ".."). Control characters are refused as
+// well: they would garble every log line and udev rule that prints the name.
+constexpr NameRule kIfname{"interface name", "an", 15,
+                           [](char c) {
+                             unsigned char u = static_cast<unsigned char>(c);
+                             return c != '/' && c != ':' && !std::isspace(u) && u >= 0x20 &&
+                                    u != 0x7f;
+                           },
+                           "contains '/', ':', a space or a control character"};
+
+// IB_DEVICE_NAME_MAX (include/rdma/ib_verbs.h) is 64 with the NUL. The kernel allows
+// more characters; we keep to those safe in sysfs and configfs paths.
+constexpr NameRule kRdmaName{"RDMA device name", "an", 63,
+                             [](char c) { return alnum(c) || c == '_' || c == '-' || c == '.'; },
+                             "may contain only letters, digits, '_', '-' and '.'"};
+
+}  // namespace
+
+std::optional<std::string> parse_module_name(std::string_view s, const std::string& where,
+                                             Diagnostics& d) {
+  auto name = name_by_rule(s, kModuleName, where, d);
+  // libkmod's modname_normalize() makes '-' and '_' the same; the kernel names them with '_'.
+  if (name) std::replace(name->begin(), name->end(), '-', '_');
+  return name;
+}
+
+std::optional<std::string> parse_ifname(std::string_view s, const std::string& where,
+                                        Diagnostics& d) {
+  auto name = name_by_rule(s, kIfname, where, d);
+  if (name && (s == "." || s == "..")) {
+    return bad<std::string>(where, d, "interface name " + shown(s) + " is reserved");
+  }
+  return name;
+}
+
+std::optional<std::string> parse_new_ifname(std::string_view s, const std::string& where,
+                                            Diagnostics& d) {
+  auto name = parse_ifname(s, where, d);
+  if (!name) return std::nullopt;
+  // The kernel's own names: renaming to one of them collides with the next device that
+  // gets it by default.
+  for (std::string_view prefix : {"ib", "eth"}) {
+    std::string_view n = s.substr(std::min(prefix.size(), s.size()));
+    if (starts_with(s, prefix) && !n.empty() && std::all_of(n.begin(), n.end(), digit)) {
+      return bad<std::string>(where, d,
+                              "interface name " + shown(s) + " is of the kernel's own " +
+                                  std::string(prefix) +
+                                  "<N> form and would collide with an unrenamed device");
     }
   }
-  return "";
+  return name;
 }
 
-std::string normalize_module(std::string_view name) {
-  std::string out(name);
-  for (char& c : out)
-    if (c == '-') c = '_';
-  return out;
+std::optional<std::string> parse_rdma_name(std::string_view s, const std::string& where,
+                                           Diagnostics& d) {
+  return name_by_rule(s, kRdmaName, where, d);
 }
 
-std::string check_cidr(std::string_view s, std::optional<IpPrefix>* out) {
-  auto slash = s.find('/');
-  if (slash == std::string_view::npos) {
-    return "address " + quote(s) + " has no prefix length (e.g. 10.0.0.5/24)";
-  }
-  auto addr = IpAddress::parse(s.substr(0, slash));
-  if (!addr) return "address " + quote(s) + " is not an IPv4 or IPv6 address";
-  // The one parser of a prefix (base/types.cc): decimal length, within the family's range.
-  auto prefix = IpPrefix::parse(s);
-  if (!prefix) {
-    return "address " + quote(s) + " has an invalid prefix length (" +
-           (addr->v6 ? "0..128" : "0..32") + ")";
-  }
-  if (out) *out = prefix;
-  return "";
-}
+// ---- Numbers -----------------------------------------------------------------------------
 
-std::optional<uint16_t> parse_pkey(std::string_view s, const std::string& where, Diagnostics& d) {
-  auto v = parse_hex(s);
-  if (!v) {
-    d.error(where, "P_Key " + quote(s) + " is not a hexadecimal number (e.g. 0x8001)");
-    return std::nullopt;
-  }
-  if (*v > 0xffff) {
-    d.error(where, "P_Key " + quote(s) + " is out of range (at most 0xffff)");
-    return std::nullopt;
-  }
-  if ((*v & 0x7fff) == 0) {
-    d.error(where, "P_Key " + quote(s) + " is invalid: 0x0000 and 0x8000 have no partition number");
-    return std::nullopt;
-  }
-  return static_cast<uint16_t>(*v);
-}
-
+// Decimal or 0x hex (parse_uint), within lo..hi.
 static std::optional<unsigned> ranged(std::string_view s, const std::string& what, unsigned lo,
                                       unsigned hi, const std::string& where, Diagnostics& d) {
   auto v = parse_uint(s);
-  if (!v) {
-    d.error(where, what + " " + quote(s) + " is not a number");
-    return std::nullopt;
-  }
+  if (!v) return bad<unsigned>(where, d, what + " " + shown(s) + " is not a number");
   if (*v < lo || *v > hi) {
-    d.error(where, what + " " + quote(s) + " is out of range " + std::to_string(lo) + ".." +
-                       std::to_string(hi));
-    return std::nullopt;
-  }
-  return static_cast<unsigned>(*v);
-}
-
-std::optional<unsigned> parse_tos(std::string_view s, const std::string& where, Diagnostics& d) {
-  return ranged(s, "ToS", 0, 255, where, d);
-}
-
-std::optional<unsigned> parse_netdev_mtu(std::string_view s, const std::string& where,
-                                         Diagnostics& d) {
-  return ranged(s, "MTU", 68, 65520, where, d);
-}
-
-std::optional<unsigned> parse_ib_mtu(std::string_view s, const std::string& where, Diagnostics& d) {
-  auto v = parse_uint(s);
-  if (v && (*v == 256 || *v == 512 || *v == 1024 || *v == 2048 || *v == 4096)) {
-    return static_cast<unsigned>(*v);
-  }
-  d.error(where, "IB port MTU " + quote(s) + " is not one of 256, 512, 1024, 2048, 4096");
-  return std::nullopt;
-}
-
-std::optional<unsigned> parse_pfc_mask(std::string_view s, const std::string& what,
-                                       const std::string& where, Diagnostics& d) {
-  auto v = parse_uint(s);
-  if (!v) {
-    d.error(where, what + " " + quote(s) + " is not a number (a priority bitmask, e.g. 0x08)");
-    return std::nullopt;
-  }
-  if (*v > 0xff) {
-    d.error(where, what + " " + quote(s) + " is out of range 0..0xff");
-    return std::nullopt;
+    return bad<unsigned>(where, d,
+                         what + " " + shown(s) + " is out of range " + std::to_string(lo) + ".." +
+                             std::to_string(hi));
   }
   return static_cast<unsigned>(*v);
 }
@@ -131,38 +214,133 @@ std::optional<unsigned> parse_timeout(std::string_view s, const std::string& whe
   return ranged(s, "timeout", 1, 3600, where, d);
 }
 
-std::string check_rdma_name(std::string_view name) {
-  if (name.empty()) return "an RDMA device name cannot be empty";
-  if (name.size() > 63) return "RDMA device name " + quote(name) + " is longer than 63 bytes";
-  for (char c : name) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.') {
-      return "RDMA device name " + quote(name) +
-             " may contain only letters, digits, '_', '-' and '.'";
-    }
-  }
-  return "";
+std::optional<unsigned> parse_netdev_mtu(std::string_view s, const std::string& where,
+                                         Diagnostics& d) {
+  // 68: the least IPv4 allows (RFC 791, the kernel's ETH_MIN_MTU). 65520: IPoIB's connected
+  // mode maximum, IPOIB_CM_MTU (drivers/infiniband/ulp/ipoib/ipoib.h).
+  return ranged(s, "MTU", 68, 65520, where, d);
 }
 
-static bool valid_ibdev(std::string_view s) { return check_rdma_name(s).empty(); }
+std::optional<unsigned> parse_ib_mtu(std::string_view s, const std::string& where, Diagnostics& d) {
+  // The IB MTUs (enum ib_mtu, include/rdma/ib_verbs.h): what mlx4_port<N>_mtu takes
+  // (drivers/net/ethernet/mellanox/mlx4/main.c, int_to_ibta_mtu).
+  auto v = parse_uint(s);
+  if (v && (*v == 256 || *v == 512 || *v == 1024 || *v == 2048 || *v == 4096)) {
+    return static_cast<unsigned>(*v);
+  }
+  return bad<unsigned>(where, d,
+                       "IB port MTU " + shown(s) + " is not one of 256, 512, 1024, 2048, 4096");
+}
+
+std::optional<unsigned> parse_tos(std::string_view s, const std::string& where, Diagnostics& d) {
+  // The rdma_cm's default_roce_tos is a u8 (drivers/infiniband/core/cma_configfs.c).
+  return ranged(s, "ToS", 0, 255, where, d);
+}
+
+std::optional<uint16_t> parse_pkey(std::string_view s, const std::string& where, Diagnostics& d) {
+  // Always hexadecimal: administrators and every tool write P_Keys in hex.
+  auto v = parse_hex(s);
+  if (!v) {
+    return bad<uint16_t>(where, d,
+                         "P_Key " + shown(s) + " is not a hexadecimal number (e.g. 0x8001)");
+  }
+  if (*v > 0xffff) {
+    return bad<uint16_t>(where, d, "P_Key " + shown(s) + " is out of range (at most 0xffff)");
+  }
+  // IPoIB's create_child (drivers/infiniband/ulp/ipoib/ipoib_main.c) refuses these two: a
+  // partition number of 0 is the IBA's invalid P_Key.
+  if ((*v & 0x7fff) == 0) {
+    return bad<uint16_t>(
+        where, d, "P_Key " + shown(s) + " is invalid: 0x0000 and 0x8000 have no partition number");
+  }
+  return static_cast<uint16_t>(*v);
+}
+
+std::string_view pfc_param(PfcDirection dir) {
+  return dir == PfcDirection::kTx ? "pfctx" : "pfcrx";
+}
+
+std::optional<unsigned> parse_pfc_mask(std::string_view s, PfcDirection dir,
+                                       const std::string& where, Diagnostics& d) {
+  // mlx4_en's pfctx/pfcrx are uint module parameters, which the kernel reads with
+  // kstrtouint(s, 0) (kernel/params.c, param_set_uint): decimal, 0x hex, and octal after a
+  // leading zero. Read the same way wherever they are written, they mean one thing.
+  const std::string what(pfc_param(dir));
+  uint64_t v = 0;
+  if (s.size() > 1 && s[0] == '0' && s[1] != 'x' && s[1] != 'X') {
+    if (s.find_first_not_of("01234567") != std::string_view::npos) {
+      return bad<unsigned>(
+          where, d,
+          what + " " + shown(s) + " is not a number: with a leading zero the kernel reads octal");
+    }
+    for (char c : s) v = std::min<uint64_t>(v * 8 + static_cast<uint64_t>(c - '0'), 0x1000);
+    if (v <= 0xff && v >= 8) {
+      d.warn(where, what + " " + shown(s) +
+                        " has a leading zero: the kernel reads it as octal, 0x" + hex(v, 2));
+    }
+  } else if (auto n = parse_uint(s)) {
+    v = *n;
+  } else {
+    return bad<unsigned>(
+        where, d, what + " " + shown(s) + " is not a number (a priority bitmask, e.g. 0x08)");
+  }
+  if (v > 0xff) return bad<unsigned>(where, d, what + " " + shown(s) + " is out of range 0..0xff");
+  return static_cast<unsigned>(v);
+}
+
+// ---- Addresses and lists -----------------------------------------------------------------
+
+std::optional<IpAddress> parse_ip_address(std::string_view s, const std::string& where,
+                                          Diagnostics& d) {
+  if (auto a = IpAddress::parse(s)) return a;
+  return bad<IpAddress>(where, d, "address " + shown(s) + " is not an IPv4 or IPv6 address");
+}
+
+std::optional<IpPrefix> parse_prefix(std::string_view s, const std::string& where, Diagnostics& d) {
+  // ip-address(8)'s ADDRESS/PREFIX-LENGTH, with the length required here: a forgotten /24
+  // must not become a host address.
+  auto slash = s.find('/');
+  if (slash == std::string_view::npos) {
+    return bad<IpPrefix>(where, d,
+                         "address " + shown(s) + " has no prefix length (e.g. 10.0.0.5/24)");
+  }
+  auto addr = parse_ip_address(s.substr(0, slash), where, d);
+  if (!addr) return std::nullopt;
+  // The one parser of a prefix (provision/base/types.cc): decimal length, within the family's
+  // range.
+  if (auto prefix = IpPrefix::parse(s)) return prefix;
+  return bad<IpPrefix>(where, d,
+                       "address " + shown(s) + " has an invalid prefix length (" +
+                           (addr->v6 ? "0..128" : "0..32") + ")");
+}
+
+std::optional<RouteSetting> parse_route(std::string_view s, const std::string& where,
+                                        Diagnostics& d) {
+  auto w = split_ws(s);
+  if (w.size() != 3 || w[1] != "via") {
+    return bad<RouteSetting>(where, d,
+                             "route " + shown(s) + " is not '<default|prefix> via <gateway>'");
+  }
+  std::optional<IpPrefix> destination;
+  if (w[0] != "default" && !(destination = parse_prefix(w[0], where, d))) return std::nullopt;
+  auto gateway = parse_ip_address(w[2], where, d);
+  if (!gateway) return std::nullopt;
+  return RouteSetting{destination, *gateway, where};
+}
 
 std::optional<std::pair<std::string, unsigned>> parse_roce_target(std::string_view s,
                                                                   const std::string& where,
                                                                   Diagnostics& d) {
   auto slash = s.find('/');
   std::string_view dev = s.substr(0, slash);
-  if (dev != "*" && !valid_ibdev(dev)) {
-    d.error(where, "RDMA device " + quote(dev) + " is not a valid device name or '*'");
-    return std::nullopt;
-  }
-  unsigned port = 0;
+  bool ok = dev == "*" || parse_rdma_name(dev, where, d);
+  unsigned port = 0;  // every port
   if (slash != std::string_view::npos) {
-    auto p = parse_uint(s.substr(slash + 1));
-    if (!p || *p < 1 || *p > 255) {
-      d.error(where, "port " + quote(s.substr(slash + 1)) + " is not a port number 1..255");
-      return std::nullopt;
-    }
-    port = static_cast<unsigned>(*p);
+    auto p = parse_port_number(s.substr(slash + 1), where, d);
+    ok = ok && p;
+    port = p.value_or(0);
   }
+  if (!ok) return std::nullopt;
   return std::pair(std::string(dev), port);
 }
 
@@ -173,78 +351,18 @@ void parse_wait_list(std::string_view s, const std::string& where, Config& cfg, 
       d.error(where, "wait list has an empty entry");
       continue;
     }
+    bool ok = true;
     if (item == "all" || item == "none") {
-      cfg.wait.push_back({std::string(item), where});
-      continue;
+      // the two words
+    } else if (auto slash = item.find('/'); slash != std::string_view::npos) {
+      // An interface name never has a '/': this is <ibdev>/<port>.
+      bool dev = parse_rdma_name(item.substr(0, slash), where, d).has_value();
+      ok = parse_port_number(item.substr(slash + 1), where, d) && dev;
+    } else {
+      ok = parse_ifname(item, where, d).has_value();
     }
-    auto slash = item.find('/');
-    if (slash != std::string_view::npos) {
-      auto dev = item.substr(0, slash);
-      auto port = parse_uint(item.substr(slash + 1));
-      if (!valid_ibdev(dev) || !port || *port < 1 || *port > 255) {
-        d.error(where,
-                "wait target " + quote(item) + " is not <ibdev>/<port>, an interface, all or none");
-        continue;
-      }
-    } else if (auto e = check_ifname_syntax(item); !e.empty()) {
-      d.error(where, "wait target " + quote(item) + ": " + e);
-      continue;
-    }
-    cfg.wait.push_back({std::string(item), where});
+    if (ok) cfg.wait.push_back({std::string(item), where});
   }
-}
-
-std::optional<RouteSetting> parse_route(std::string_view s, const std::string& where,
-                                        Diagnostics& d) {
-  auto w = split_ws(s);
-  if (w.size() != 3 || w[1] != "via") {
-    d.error(where, "route " + quote(s) + " is not '<default|prefix> via <gateway>'");
-    return std::nullopt;
-  }
-  std::optional<IpPrefix> destination;
-  if (w[0] != "default") {
-    if (auto e = check_cidr(w[0], &destination); !e.empty()) {
-      d.error(where, "route destination: " + e);
-      return std::nullopt;
-    }
-  }
-  auto gw = IpAddress::parse(w[2]);
-  if (!gw) {
-    d.error(where, "route gateway " + quote(w[2]) + " is not an IPv4 or IPv6 address");
-    return std::nullopt;
-  }
-  return RouteSetting{destination, *gw, where};
-}
-
-std::string source_file(const std::string& where) {
-  if (starts_with(where, "cmdline")) return "cmdline";
-  auto colon = where.rfind(':');
-  return colon == std::string::npos ? where : where.substr(0, colon);
-}
-
-void set_name(Config& cfg, const std::string& name, const HwKey& key, const std::string& where,
-              Diagnostics& d) {
-  const std::string file = source_file(where);
-  for (auto it = cfg.names.begin(); it != cfg.names.end();) {
-    bool same_file = source_file(it->second.source) == file;
-    if (it->first == name && !(it->second.value == key)) {
-      if (same_file) {
-        d.error(where, "name " + quote(name) + " is already given to " + it->second.value.str() +
-                           " at " + it->second.source);
-        return;
-      }
-    } else if (it->first != name && it->second.value == key) {
-      if (same_file) {
-        d.error(where, key.str() + " already has the name " + quote(it->first) + " at " +
-                           it->second.source);
-        return;
-      }
-      it = cfg.names.erase(it);  // a later source renames the same device
-      continue;
-    }
-    ++it;
-  }
-  cfg.names[name] = {key, where};
 }
 
 }  // namespace rp

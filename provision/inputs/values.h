@@ -1,61 +1,93 @@
-// Value parsers shared by every input reader (native config, kernel command line,
-// rdma-core's files), so one value is checked and worded the same way wherever it is
-// written. Each reports to `diag` at `where` and returns nullopt on a bad value.
+// The one parser of each value an administrator writes, shared by every input reader (the
+// kernel command line, the native config, rdma-core's files), so a value is checked and
+// worded the same way wherever it is written. Each parser reports to `d` at `where`
+// ("file:line" or "cmdline: <token>") and returns nullopt on a bad value; no reader words
+// a message about a value itself.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "provision/base/types.h"
 #include "provision/config/config.h"
 
 namespace rp {
 
-// "a, b c" -> {"a", "b", "c"} (commas and/or whitespace).
-std::vector<std::string_view> split_list(std::string_view s);
-// Drops a '#' comment (and everything after it).
-std::string_view strip_comment(std::string_view line);
-// dracut's booleans: 1/0, yes/no, on/off, true/false.
-std::optional<bool> parse_bool(std::string_view s);
+// ---- Words -------------------------------------------------------------------------------
 
-// Module names: letters, digits, '_' and '-', at most 55 bytes. "" when fine.
-std::string check_module_name(std::string_view name);
-// modprobe treats '-' and '_' alike; we keep '_'.
-std::string normalize_module(std::string_view name);
-// RDMA device names (the kernel allows 63 bytes; we keep to what is safe in sysfs and
-// configfs paths). "" when fine.
-std::string check_rdma_name(std::string_view name);
-// "10.0.0.5/24", "fd00::5/64" (a length is required). "" when fine, and *out is set.
-std::string check_cidr(std::string_view s, std::optional<IpPrefix>* out = nullptr);
+// 1/0, yes/no, on/off, true/false, in any case.
+std::optional<bool> parse_bool(std::string_view s, const std::string& where, Diagnostics& d);
+// mlx4 port type: ib, eth, auto.
+std::optional<PortType> parse_port_type(std::string_view s, const std::string& where,
+                                        Diagnostics& d);
+// datagram, connected.
+std::optional<IpoibMode> parse_ipoib_mode(std::string_view s, const std::string& where,
+                                          Diagnostics& d);
+// v1, v2.
+std::optional<RoceMode> parse_roce_mode(std::string_view s, const std::string& where,
+                                        Diagnostics& d);
 
-std::optional<uint16_t> parse_pkey(std::string_view s, const std::string& where, Diagnostics& d);
-std::optional<unsigned> parse_tos(std::string_view s, const std::string& where, Diagnostics& d);
+// ---- Hardware ----------------------------------------------------------------------------
+
+// DDDD:BB:DD.F (the domain may be left out).
+std::optional<PciAddress> parse_pci_address(std::string_view s, const std::string& where,
+                                            Diagnostics& d);
+// A port GUID (three spellings) or a 6-byte MAC: what a persistent name matches on.
+std::optional<HwKey> parse_hw_key(std::string_view s, const std::string& where, Diagnostics& d);
+// An RDMA port number, 1..255.
+std::optional<unsigned> parse_port_number(std::string_view s, const std::string& where,
+                                          Diagnostics& d);
+
+// ---- Names -------------------------------------------------------------------------------
+
+// A kernel module name, returned normalised ('-' as '_', the way modprobe compares them).
+std::optional<std::string> parse_module_name(std::string_view s, const std::string& where,
+                                             Diagnostics& d);
+// An interface name as the kernel accepts it: for names that already exist (a P_Key
+// parent, the netdev under a Soft-RoCE link), where ib<N>/eth<N> are fine.
+std::optional<std::string> parse_ifname(std::string_view s, const std::string& where,
+                                        Diagnostics& d);
+// A name we give to an interface: parse_ifname(), and not the kernel's own ib<N>/eth<N>
+// (they collide with unrenamed devices).
+std::optional<std::string> parse_new_ifname(std::string_view s, const std::string& where,
+                                            Diagnostics& d);
+// An RDMA device name (mlx5_0, rxe0).
+std::optional<std::string> parse_rdma_name(std::string_view s, const std::string& where,
+                                           Diagnostics& d);
+
+// ---- Numbers -----------------------------------------------------------------------------
+
+std::optional<unsigned> parse_timeout(std::string_view s, const std::string& where, Diagnostics& d);
 std::optional<unsigned> parse_netdev_mtu(std::string_view s, const std::string& where,
                                          Diagnostics& d);
 std::optional<unsigned> parse_ib_mtu(std::string_view s, const std::string& where, Diagnostics& d);
-// `what` names the value in messages ("pfc tx", "pfctx").
-std::optional<unsigned> parse_pfc_mask(std::string_view s, const std::string& what,
+std::optional<unsigned> parse_tos(std::string_view s, const std::string& where, Diagnostics& d);
+// Always hexadecimal, "0x" or not.
+std::optional<uint16_t> parse_pkey(std::string_view s, const std::string& where, Diagnostics& d);
+// mlx4_en's pfctx / pfcrx priority bitmask, read the way the kernel reads it.
+enum class PfcDirection { kTx, kRx };
+std::string_view pfc_param(PfcDirection dir);  // "pfctx" | "pfcrx"
+std::optional<unsigned> parse_pfc_mask(std::string_view s, PfcDirection dir,
                                        const std::string& where, Diagnostics& d);
-std::optional<unsigned> parse_timeout(std::string_view s, const std::string& where, Diagnostics& d);
+
+// ---- Addresses and lists -----------------------------------------------------------------
+
+std::optional<IpAddress> parse_ip_address(std::string_view s, const std::string& where,
+                                          Diagnostics& d);
+// "10.0.0.5/24", "fd00::5/64": a length is required.
+std::optional<IpPrefix> parse_prefix(std::string_view s, const std::string& where, Diagnostics& d);
+// "default via 10.0.0.1" or "10.2.0.0/16 via 10.0.0.254".
+std::optional<RouteSetting> parse_route(std::string_view s, const std::string& where,
+                                        Diagnostics& d);
 // "<ibdev|*>[/<port>]" -> (ibdev, port or 0 for every port).
 std::optional<std::pair<std::string, unsigned>> parse_roce_target(std::string_view s,
                                                                   const std::string& where,
                                                                   Diagnostics& d);
 // "all", "none", "<ibdev>/<port>" or an ifname, comma separated; appended to cfg.wait.
 void parse_wait_list(std::string_view s, const std::string& where, Config& cfg, Diagnostics& d);
-// "default via 10.0.0.1" or "10.2.0.0/16 via 10.0.0.254".
-std::optional<RouteSetting> parse_route(std::string_view s, const std::string& where,
-                                        Diagnostics& d);
-
-// The file (or "cmdline") part of a source "file:line" / "cmdline: token".
-std::string source_file(const std::string& where);
-
-// Records name -> key. Within one source file (or the command line) a second name for
-// the same key, or a second key for the same name, is an error naming both places; a
-// later source overrides an earlier one.
-void set_name(Config& cfg, const std::string& name, const HwKey& key, const std::string& where,
-              Diagnostics& d);
 
 }  // namespace rp

@@ -17,7 +17,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   fuzz::check_diagnostics(text, file, diag);
   std::set<HwKey> keys;
   for (const auto& [name, key] : cfg.names) {
-    if (!check_ifname(name).empty()) fuzz::fail("invalid name kept", name);
+    if (!fuzz::new_ifname_ok(name)) fuzz::fail("invalid name kept", name);
     fuzz::check_where(text, file, key.source);
     if (!key.value.is_guid && key.value.value >> 48) fuzz::fail("MAC wider than 48 bits", name);
     if (!keys.insert(key.value).second) fuzz::fail("one device under two names", name);

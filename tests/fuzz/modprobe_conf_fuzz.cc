@@ -16,12 +16,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   parse_modprobe_conf(text, file, cfg, diag);
   fuzz::check_diagnostics(text, file, diag);
   for (const auto& [module, options] : cfg.module_options) {
-    if (!check_module_name(module).empty()) fuzz::fail("invalid module kept", module);
+    if (!fuzz::module_ok(module)) fuzz::fail("invalid module kept", module);
     if (options.value.empty()) fuzz::fail("empty options kept", module);
     fuzz::check_where(text, file, options.source);
   }
   for (const auto& b : cfg.blacklist) {
-    if (!check_module_name(b.value).empty()) fuzz::fail("invalid blacklist kept", b.value);
+    if (!fuzz::module_ok(b.value)) fuzz::fail("invalid blacklist kept", b.value);
     fuzz::check_where(text, file, b.source);
   }
   for (const auto* pfc : {&cfg.pfc_tx, &cfg.pfc_rx}) {

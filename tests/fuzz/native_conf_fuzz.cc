@@ -6,6 +6,7 @@
 
 #include "provision/base/strings.h"
 #include "provision/inputs/native_conf.h"
+#include "provision/inputs/values.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
@@ -22,7 +23,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if ((c.pkey & 0x7fff) == 0) std::abort();
   for (const auto& [k, r] : cfg.roce)
     if (r.tos && r.tos->value > 255) std::abort();
-  for (const auto& [name, key] : cfg.names)
-    if (!rp::check_ifname(name).empty()) std::abort();
+  for (const auto& [name, key] : cfg.names) {
+    rp::Diagnostics scratch;
+    if (!rp::parse_new_ifname(name, "", scratch)) std::abort();
+  }
+  for (const auto& m : cfg.modules) {
+    rp::Diagnostics scratch;
+    if (rp::parse_module_name(m.value, "", scratch) != m.value) std::abort();  // normalised
+  }
+  for (const auto& b : cfg.blacklist) {
+    rp::Diagnostics scratch;
+    if (rp::parse_module_name(b.value, "", scratch) != b.value) std::abort();
+  }
   return 0;
 }

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "provision/config/config.h"
+#include "provision/inputs/values.h"
 
 namespace rp::fuzz {
 
@@ -35,6 +36,16 @@ inline void check_where(std::string_view text, const std::string& file, const st
     if (rest.substr(0, 2) != ", ") fail("junk after the line number", where);
     rest.remove_prefix(2);
   }
+}
+
+// Whether the one parser of the value takes it as it was kept (its messages go nowhere).
+inline bool module_ok(const std::string& name) {
+  Diagnostics scratch;
+  return parse_module_name(name, "", scratch) == name;  // valid and normalised
+}
+inline bool new_ifname_ok(const std::string& name) {
+  Diagnostics scratch;
+  return parse_new_ifname(name, "", scratch).has_value();
 }
 
 inline void check_diagnostics(std::string_view text, const std::string& file,

@@ -17,14 +17,14 @@ out=tests/fuzz/out
 mkdir -p "$out"
 
 base="provision/base/result.cc provision/base/strings.cc provision/base/types.cc"
-config="$base provision/config/config.cc provision/inputs/values.cc"
+config="$base provision/config/config.cc provision/inputs/text.cc provision/inputs/values.cc"
 declare -A SRCS=(
   [cmdline]="$config provision/inputs/cmdline.cc"
   [native_conf]="$config provision/inputs/native_conf.cc"
-  [mlx4_conf]="$config provision/inputs/rdma_core_files.cc"
-  [modules_conf]="$config provision/inputs/rdma_core_files.cc"
-  [modprobe_conf]="$config provision/inputs/rdma_core_files.cc"
-  [ipoib_rules]="$config provision/inputs/rdma_core_files.cc"
+  [mlx4_conf]="$config provision/inputs/mlx4_conf.cc"
+  [modules_conf]="$config provision/inputs/modules_conf.cc"
+  [modprobe_conf]="$config provision/inputs/modprobe_conf.cc"
+  [ipoib_rules]="$config provision/inputs/ipoib_rules.cc"
   [sysfs_values]="$base"
 )
 targets=("$@")

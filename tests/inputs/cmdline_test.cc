@@ -320,9 +320,9 @@ const Bad kBad[] = {
      "cmdline: rd.rdma.mlx4=0000:81:00.0/eth,eth,ib: 'eth,eth,ib' gives 3 port types; an mlx4 "
      "card has 2 ports"},
     {"rd.rdma.mlx4.pfc=0x100",
-     "cmdline: rd.rdma.mlx4.pfc=0x100: pfc tx '0x100' is out of range 0..0xff"},
+     "cmdline: rd.rdma.mlx4.pfc=0x100: pfctx '0x100' is out of range 0..0xff"},
     {"rd.rdma.mlx4.pfc=8/x",
-     "cmdline: rd.rdma.mlx4.pfc=8/x: pfc rx 'x' is not a number (a priority bitmask, e.g. 0x08)"},
+     "cmdline: rd.rdma.mlx4.pfc=8/x: pfcrx 'x' is not a number (a priority bitmask, e.g. 0x08)"},
     {"rd.rdma.mlx4.pfc=8/8/8",
      "cmdline: rd.rdma.mlx4.pfc=8/8/8: value '8/8/8' is not of the form <txmask>[/<rxmask>]"},
     {"rd.rdma.name=ib-a",
@@ -393,7 +393,8 @@ const Bad kBad[] = {
     {"rd.rdma.roce=mlx5_0/1:v2:256",
      "cmdline: rd.rdma.roce=mlx5_0/1:v2:256: ToS '256' is out of range 0..255"},
     {"rd.rdma.roce=mlx$5/1:v2",
-     "cmdline: rd.rdma.roce=mlx$5/1:v2: RDMA device 'mlx$5' is not a valid device name or '*'"},
+     "cmdline: rd.rdma.roce=mlx$5/1:v2: RDMA device name 'mlx$5' may contain only letters, "
+     "digits, '_', '-' and '.'"},
     {"rd.rdma.rxe=eth1:rxe/0",
      "cmdline: rd.rdma.rxe=eth1:rxe/0: RDMA device name 'rxe/0' may contain only letters, "
      "digits, '_', '-' and '.'"},
@@ -403,10 +404,26 @@ const Bad kBad[] = {
      "cmdline: rd.rdma.siw=eth2:soft0: RDMA device name 'soft0' is already asked for eth1 at "
      "cmdline: rd.rdma.rxe=eth1:soft0"},
     {"rd.rdma.wait=mlx5_0/x",
-     "cmdline: rd.rdma.wait=mlx5_0/x: wait target 'mlx5_0/x' is not <ibdev>/<port>, an "
-     "interface, all or none"},
-    {"rd.rdma.wait=all,,ib-a",
-     "cmdline: rd.rdma.wait=all,,ib-a: wait list has an empty entry"},
+     "cmdline: rd.rdma.wait=mlx5_0/x: port 'x' is not a port number 1..255"},
+    {"rd.rdma.wait=all,,ib-a", "cmdline: rd.rdma.wait=all,,ib-a: wait list has an empty entry"},
+    {"rd.rdma.pkey=ib/0:8001",
+     "cmdline: rd.rdma.pkey=ib/0:8001: interface name 'ib/0' contains '/', ':', a space or a "
+     "control character"},
+    {"ib.pkey=.8001", "cmdline: ib.pkey=.8001: an interface name cannot be empty"},
+    {"ib.pkey=storage-fabric0.8001",
+     "cmdline: ib.pkey=storage-fabric0.8001: interface name 'storage-fabric0.8001' is longer "
+     "than 15 bytes"},
+    {"rd.rdma.rxe=eth\x01",
+     "cmdline: rd.rdma.rxe=eth\\x01: interface name 'eth\\x01' contains "
+     "'/', ':', a space or a control character"},
+    {"rd.rdma.roce=:v2", "cmdline: rd.rdma.roce=:v2: an RDMA device name cannot be empty"},
+    {"rd.rdma.wait=mlx$5/1",
+     "cmdline: rd.rdma.wait=mlx$5/1: RDMA device name 'mlx$5' may contain only letters, digits, "
+     "'_', '-' and '.'"},
+    {"rd.rdma.wait=..", "cmdline: rd.rdma.wait=..: interface name '..' is reserved"},
+    {"rd.rdma.mlx4.pfc=08",
+     "cmdline: rd.rdma.mlx4.pfc=08: pfctx '08' is not a number: with a leading zero the kernel "
+     "reads octal"},
     {"rd.rdma.mlx=0000:81:00.0/eth",
      "cmdline: rd.rdma.mlx=0000:81:00.0/eth: unknown parameter 'rd.rdma.mlx' (did you mean "
      "'rd.rdma.mlx4'?)"},

@@ -100,20 +100,21 @@ INSTANTIATE_TEST_SUITE_P(
         Bad{"timeout = 5\n", ":1: setting 'timeout = 5' is outside of any [section]"},
         Bad{"[general\n", ":1: section header '[general' is missing its closing ']'"},
         Bad{"[]\n", ":1: empty section header '[]'"},
-        Bad{"[gneral]\n",
-            ":1: unknown section 'gneral' (known: general, modules, module, mlx4, pfc, roce, "
+        Bad{"[gneral]\n", ":1: unknown section 'gneral' (did you mean 'general'?)"},
+        Bad{"[interfaces]\n",
+            ":1: unknown section 'interfaces' (known: general, modules, module, mlx4, pfc, roce, "
             "ipoib, pkey, name, rxe, siw, address, nodes)"},
         Bad{"[general]\ntimeout\n", ":2: line 'timeout' is not of the form key = value"},
         Bad{"[general]\n= 5\n", ":2: line '= 5' has no key before '='"},
         Bad{"[general]\ntimeout =\n", ":2: key 'timeout' has no value"},
         Bad{"[general]\ntimeout = 0\n", ":2: timeout '0' is out of range 1..3600"},
         Bad{"[general]\ntimeout = soon\n", ":2: timeout 'soon' is not a number"},
-        Bad{"[general]\nrequired = maybe\n", ":2: required 'maybe' is not a boolean (yes/no)"},
+        Bad{"[general]\nrequired = maybe\n",
+            ":2: value 'maybe' is not a boolean (1/0, yes/no, on/off, true/false)"},
         Bad{"[general]\nretries = 3\n",
             ":2: unknown key 'retries' in [general] (known: enabled, required, allow_reload, "
             "timeout, wait)"},
-        Bad{"[general]\nwait = mlx4_0/0\n",
-            ":2: wait target 'mlx4_0/0' is not <ibdev>/<port>, an interface, all or none"},
+        Bad{"[general]\nwait = mlx4_0/0\n", ":2: port '0' is not a port number 1..255"},
         Bad{"[modules]\nload = ib ipoib, rdma/ucm\n",
             ":2: module name 'rdma/ucm' may contain only letters, digits, '_' and '-'"},
         Bad{"[module]\n", ":1: section '[module]' must be written [module <name>]"},
@@ -124,7 +125,7 @@ INSTANTIATE_TEST_SUITE_P(
             ":2: unknown key 'port3' in [mlx4] (known: port1, port2, port1_mtu, port2_mtu)"},
         Bad{"[mlx4 0000:81:00.0]\nport1_mtu = 9000\n",
             ":2: IB port MTU '9000' is not one of 256, 512, 1024, 2048, 4096"},
-        Bad{"[pfc]\ntx = 0x100\n", ":2: pfc tx '0x100' is out of range 0..0xff"},
+        Bad{"[pfc]\ntx = 0x100\n", ":2: pfctx '0x100' is out of range 0..0xff"},
         Bad{"[roce mlx5_0/0]\n", ":1: port '0' is not a port number 1..255"},
         Bad{"[roce mlx5_0]\nmode = v3\n", ":2: RoCE mode 'v3' is not one of v1, v2"},
         Bad{"[roce mlx5_0]\ntos = 256\n", ":2: ToS '256' is out of range 0..255"},
@@ -140,20 +141,98 @@ INSTANTIATE_TEST_SUITE_P(
         Bad{"[name a-name-longer-than-15]\n",
             ":1: interface name 'a-name-longer-than-15' is longer than 15 bytes"},
         Bad{"[name stor]\nmatch = 00:11\n",
-            ":2: match '00:11' is neither a port GUID (0002:c903:0031:78f2) nor a MAC address"},
+            ":2: address '00:11' is neither a port GUID (0002:c903:0031:78f2) nor a MAC address "
+            "(aa:bb:cc:dd:ee:ff)"},
         Bad{"[address ib0]\naddress = 10.0.0.1\n",
             ":2: address '10.0.0.1' has no prefix length (e.g. 10.0.0.5/24)"},
         Bad{"[address ib0]\naddress = 10.0.0.300/24\n",
-            ":2: address '10.0.0.300/24' is not an IPv4 or IPv6 address"},
+            ":2: address '10.0.0.300' is not an IPv4 or IPv6 address"},
+        Bad{"[address ib0]\naddress = fd00::1/0x40\n",
+            ":2: address 'fd00::1/0x40' has an invalid prefix length (0..128)"},
         Bad{"[address ib0]\nroute = default 10.0.0.1\n",
             ":2: route 'default 10.0.0.1' is not '<default|prefix> via <gateway>'"},
         Bad{"[nodes]\nnotakey name=x\n",
-            ":2: node key 'notakey' is neither a port GUID (0002:c903:0031:78f2) nor a MAC "
-            "address"},
+            ":2: address 'notakey' is neither a port GUID (0002:c903:0031:78f2) nor a MAC address "
+            "(aa:bb:cc:dd:ee:ff)"},
         Bad{"[nodes]\n52:54:00:00:00:01 nic=x\n",
             ":2: unknown node field 'nic' (known: name, address, pkeys, mode, mtu)"},
         Bad{"[nodes]\n52:54:00:00:00:01 name\n",
-            ":2: node field 'name' is not of the form key=value"}));
+            ":2: node field 'name' is not of the form key=value"},
+        // Every other value path: the one parser's message, with the file:line.
+        Bad{"[general]\ntiemout = 5\n",
+            ":2: unknown key 'tiemout' in [general] (did you mean 'timeout'?)"},
+        Bad{"[general]\nenabled = of\n",
+            ":2: value 'of' is not a boolean (1/0, yes/no, on/off, true/false)"},
+        Bad{"[general]\nallow_reload = 2\n",
+            ":2: value '2' is not a boolean (1/0, yes/no, on/off, true/false)"},
+        Bad{"[general]\nwait = mlx$5/1\n",
+            ":2: RDMA device name 'mlx$5' may contain only letters, digits, '_', '-' and '.'"},
+        Bad{"[general]\nwait = ib:a\n",
+            ":2: interface name 'ib:a' contains '/', ':', a space or a control character"},
+        Bad{"[modules]\nblacklist = ib_srpt.ko\n",
+            ":2: module name 'ib_srpt.ko' may contain only letters, digits, '_' and '-'"},
+        Bad{"[module mlx4/core]\n",
+            ":1: module name 'mlx4/core' may contain only letters, digits, '_' and '-'"},
+        Bad{"[module mlx4_core]\nload = sure\n",
+            ":2: value 'sure' is not a boolean (1/0, yes/no, on/off, true/false)"},
+        Bad{"[mlx4 0000:81:00.0]\nport2_mtu = 1500\n",
+            ":2: IB port MTU '1500' is not one of 256, 512, 1024, 2048, 4096"},
+        Bad{"[pfc]\nrx = 09\n",
+            ":2: pfcrx '09' is not a number: with a leading zero the kernel reads octal"},
+        Bad{"[roce mlx$5]\n",
+            ":1: RDMA device name 'mlx$5' may contain only letters, digits, '_', '-' and '.'"},
+        Bad{"[ipoib ib/0]\n",
+            ":1: interface name 'ib/0' contains '/', ':', a space or a control character"},
+        Bad{"[pkey ib:0 0x8001]\n",
+            ":1: interface name 'ib:0' contains '/', ':', a space or a control character"},
+        Bad{"[pkey ib0 0x8001]\nname = ib1\n",
+            ":2: interface name 'ib1' is of the kernel's own ib<N> form and would collide with "
+            "an unrenamed device"},
+        Bad{"[pkey ib0 0x8001]\nmode = cm\n",
+            ":2: IPoIB mode 'cm' is not one of datagram, connected"},
+        Bad{"[rxe eth 0]\n", ":1: section '[rxe eth 0]' must be written [rxe <netdev>]"},
+        Bad{"[siw eth/0]\n",
+            ":1: interface name 'eth/0' contains '/', ':', a space or a control character"},
+        Bad{"[siw eth0]\nname = siw/0\n",
+            ":2: RDMA device name 'siw/0' may contain only letters, digits, '_', '-' and '.'"},
+        Bad{"[address .]\n", ":1: interface name '.' is reserved"},
+        Bad{"[address ib0]\naddress = 10.0.0.1/33\n",
+            ":2: address '10.0.0.1/33' has an invalid prefix length (0..32)"},
+        Bad{"[address ib0]\nroute = 10.2.0.0 via 10.0.0.1\n",
+            ":2: address '10.2.0.0' has no prefix length (e.g. 10.0.0.5/24)"},
+        Bad{"[address ib0]\nroute = default via gw\n",
+            ":2: address 'gw' is not an IPv4 or IPv6 address"},
+        Bad{"[nodes]\n52:54:00:00:00:01 nmae=x\n",
+            ":2: unknown node field 'nmae' (did you mean 'name'?)"},
+        Bad{"[nodes]\n52:54:00:00:00:01 name=eth3\n",
+            ":2: interface name 'eth3' is of the kernel's own eth<N> form and would collide with "
+            "an unrenamed device"},
+        Bad{"[nodes]\n52:54:00:00:00:01 address=10.0.0.1\n",
+            ":2: address '10.0.0.1' has no prefix length (e.g. 10.0.0.5/24)"},
+        Bad{"[nodes]\n52:54:00:00:00:01 pkeys=8001,8000\n",
+            ":2: P_Key '8000' is invalid: 0x0000 and 0x8000 have no partition number"},
+        Bad{"[nodes]\n52:54:00:00:00:01 mode=cm\n",
+            ":2: IPoIB mode 'cm' is not one of datagram, connected"},
+        Bad{"[nodes]\n52:54:00:00:00:01 mtu=67\n", ":2: MTU '67' is out of range 68..65520"}));
+
+// modprobe treats '-' and '_' alike; the planner compares names as written, so a name
+// with '-' must reach the Config as the kernel spells it or it matches nothing.
+TEST(NativeConf, ModuleNamesAreNormalisedLikeModprobe) {
+  Parsed p = parse("[modules]\nload = rdma-ucm\nblacklist = ib-srpt\n");
+  EXPECT_EQ(errors(p), "");
+  ASSERT_EQ(p.cfg.modules.size(), 1u);
+  EXPECT_EQ(p.cfg.modules[0].value, "rdma_ucm");
+  ASSERT_EQ(p.cfg.blacklist.size(), 1u);
+  EXPECT_EQ(p.cfg.blacklist[0].value, "ib_srpt");
+  EXPECT_EQ(p.cfg.blacklist[0].source, std::string(kFile) + ":3");
+}
+
+TEST(NativeConf, ABlacklistedModuleIsListedOnceWhateverItsSpelling) {
+  Parsed p = parse("[modules]\nblacklist = ib-srpt, ib_srpt\nblacklist = ib_srpt\n");
+  EXPECT_EQ(errors(p), "");
+  ASSERT_EQ(p.cfg.blacklist.size(), 1u);
+  EXPECT_EQ(p.cfg.blacklist[0].source, std::string(kFile) + ":2");
+}
 
 TEST(NativeConf, DuplicateNodeRowNamesTheFirst) {
   Parsed p = parse("[nodes]\n52:54:00:00:00:01 name=a0\n52:54:00:00:00:01 name=b0\n");
@@ -168,6 +247,22 @@ TEST(NativeConf, TwoNamesForOneDeviceInOneFileIsAnError) {
   EXPECT_EQ(errors(p), std::string(kFile) +
                            ":4: 52:54:00:00:00:01 already has the name 'stora' at " + kFile +
                            ":2\n");
+}
+
+// The same checks as on the command line (record.h): one child per child name, one netdev
+// per soft RDMA device name.
+TEST(NativeConf, OneChildNameForTwoPkeyChildrenIsAnError) {
+  Parsed p = parse("[pkey ib0 8001]\nname = data\n[pkey ib0 8002]\nname = data\n");
+  EXPECT_EQ(errors(p), std::string(kFile) +
+                           ":4: child name 'data' is already used for ib0 P_Key 0x8001 at " +
+                           kFile + ":2\n");
+}
+
+TEST(NativeConf, OneSoftDeviceNameForTwoNetdevsIsAnError) {
+  Parsed p = parse("[rxe eth0]\nname = soft0\n[siw eth1]\nname = soft0\n");
+  EXPECT_EQ(errors(p), std::string(kFile) + ":4: RDMA device name 'soft0' is already asked for " +
+                           "eth0 at " + kFile + ":2\n");
+  EXPECT_EQ(p.cfg.soft_links.at("eth1").kind, SoftKind::kSiw);
 }
 
 TEST(NativeConf, AllErrorsAreCollectedNotJustTheFirst) {

@@ -1,0 +1,64 @@
+// /etc/rdma/mlx4.conf, as rdma-core's mlx4-setup.sh reads it: one card per line.
+#include <map>
+#include <optional>
+
+#include "provision/base/strings.h"
+#include "provision/base/types.h"
+#include "provision/inputs/file_lines.h"
+#include "provision/inputs/rdma_core_files.h"
+#include "provision/inputs/text.h"
+#include "provision/inputs/values.h"
+
+namespace rp {
+namespace {
+
+constexpr std::string_view kMlx4Usage = " (expected <pci address> <port1 type> [<port2 type>])";
+
+void mlx4_line(std::string_view line, const std::string& where,
+               std::map<PciAddress, std::string>& seen, Config& cfg, Diagnostics& diag) {
+  auto fields = split_ws(strip_comment(line));
+  if (fields.empty()) return;
+  const size_t errors_before = diag.errors.size();
+
+  auto pci = parse_pci_address(fields[0], where, diag);
+  if (fields.size() == 1) {
+    diag.error(where, "no port type after " + shown(fields[0]) + std::string(kMlx4Usage));
+  }
+  if (fields.size() > 3) {
+    diag.error(where, "too many fields: " + shown(fields[3]) + " after the port 2 type" +
+                          std::string(kMlx4Usage));
+  }
+  std::optional<PortType> types[2];
+  for (size_t i = 1; i < fields.size() && i <= 2; ++i) {
+    types[i - 1] = parse_port_type(fields[i], where, diag);
+  }
+  if (pci) {
+    auto [first, fresh] = seen.emplace(*pci, where);
+    if (!fresh) {
+      diag.error(where, "PCI address " + shown(fields[0]) + " is already set at " + first->second);
+    }
+  }
+  if (diag.errors.size() != errors_before) return;
+
+  Mlx4Setting& card = cfg.mlx4[*pci];
+  for (int i = 0; i < 2; ++i) {
+    if (types[i]) card.type[i] = Sourced<PortType>{*types[i], where};
+  }
+  if (types[0] == PortType::kEth && types[1] == PortType::kIb) {
+    diag.warn(where,
+              "port 1 eth with port 2 ib: older kernels and HCAs without per-port types "
+              "refuse this pair (rdma-core's mlx4-setup.sh refuses it too)");
+  }
+}
+
+}  // namespace
+
+void parse_mlx4_conf(std::string_view text, const std::string& file, Config& cfg,
+                     Diagnostics& diag) {
+  std::map<PciAddress, std::string> seen;  // card -> "file:line" that set it
+  for_each_line(text, [&](size_t n, std::string_view line) {
+    mlx4_line(line, at(file, n), seen, cfg, diag);
+  });
+}
+
+}  // namespace rp

@@ -1,0 +1,160 @@
+// One parser per value: the same bad value gets the same message from every reader (the
+// kernel command line, the native config, rdma-core's files), and the same good value
+// reaches the Config in the same form.
+#include "provision/inputs/values.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "provision/inputs/cmdline.h"
+#include "provision/inputs/native_conf.h"
+#include "provision/inputs/rdma_core_files.h"
+#include "provision/inputs/text.h"
+
+namespace rp {
+namespace {
+
+using Reader = void (*)(std::string_view, const std::string&, Config&, Diagnostics&);
+
+// The command line as a reader of a file, so every reader is called alike.
+void cmdline(std::string_view text, const std::string&, Config& cfg, Diagnostics& diag) {
+  parse_cmdline(text, cfg, diag);
+}
+
+// A value written for one reader.
+struct Written {
+  Reader reader;
+  const char* text;
+};
+
+// The messages (without their sources) and the Config of reading `w`.
+struct Outcome {
+  Config cfg;
+  std::vector<std::string> errors, warnings;
+};
+
+Outcome read(const Written& w) {
+  Outcome o;
+  Diagnostics diag;
+  w.reader(w.text, "/etc/x.conf", o.cfg, diag);
+  for (const auto& e : diag.errors) o.errors.push_back(e.what);
+  for (const auto& e : diag.warnings) o.warnings.push_back(e.what);
+  return o;
+}
+
+const char kModule[] = "module name 'rdma/ucm' may contain only letters, digits, '_' and '-'";
+const char kPortType[] = "port type 'ethernet' is not one of ib, eth, auto";
+const char kPci[] = "PCI address '81:00' is not of the form DDDD:BB:DD.F";
+const char kIfname[] =
+    "interface name 'ib0' is of the kernel's own ib<N> form and would collide with an unrenamed "
+    "device";
+const char kPfc[] = "pfctx '0x100' is out of range 0..0xff";
+const char kHwKey[] =
+    "address '52:54:00' is neither a port GUID (0002:c903:0031:78f2) nor a MAC address "
+    "(aa:bb:cc:dd:ee:ff)";
+const char kPkey[] = "P_Key '8000' is invalid: 0x0000 and 0x8000 have no partition number";
+
+// Each bad value, written for every reader that takes it, with what each must say.
+const struct {
+  const char* message;
+  Written written;
+} kSameMessage[] = {
+    {kModule, {cmdline, "rd.rdma.modules=rdma/ucm"}},
+    {kModule, {parse_native_conf, "[modules]\nload = rdma/ucm\n"}},
+    {kModule, {parse_native_conf, "[module rdma/ucm]\n"}},
+    {kModule, {parse_modules_conf, "rdma/ucm\n"}},
+    {kModule, {parse_modprobe_conf, "blacklist rdma/ucm\n"}},
+    {kModule, {parse_modprobe_conf, "options rdma/ucm x=1\n"}},
+    {kPortType, {cmdline, "rd.rdma.mlx4=0000:81:00.0/ethernet"}},
+    {kPortType, {parse_native_conf, "[mlx4 0000:81:00.0]\nport1 = ethernet\n"}},
+    {kPortType, {parse_mlx4_conf, "0000:81:00.0 ethernet\n"}},
+    {kPci, {cmdline, "rd.rdma.mlx4=81:00/eth"}},
+    {kPci, {parse_native_conf, "[mlx4 81:00]\n"}},
+    {kPci, {parse_mlx4_conf, "81:00 eth\n"}},
+    {kIfname, {cmdline, "rd.rdma.name=ib0:0002:c903:0031:78f2"}},
+    {kIfname, {parse_native_conf, "[name ib0]\n"}},
+    {kIfname, {parse_native_conf, "[nodes]\n52:54:00:00:00:01 name=ib0\n"}},
+    {kIfname, {parse_ipoib_rules, "ATTR{address}==\"?*00:02:c9:03:00:31:78:f2\", NAME=\"ib0\"\n"}},
+    {kPfc, {cmdline, "rd.rdma.mlx4.pfc=0x100"}},
+    {kPfc, {parse_native_conf, "[pfc]\ntx = 0x100\n"}},
+    {kPfc, {parse_modprobe_conf, "options mlx4_en pfctx=0x100\n"}},
+    {kHwKey, {cmdline, "rd.rdma.name=ib-a:52:54:00"}},
+    {kHwKey, {parse_native_conf, "[name ib-a]\nmatch = 52:54:00\n"}},
+    {kHwKey, {parse_native_conf, "[nodes]\n52:54:00 name=ib-a\n"}},
+    {kPkey, {cmdline, "rd.rdma.pkey=ib0:8000"}},
+    {kPkey, {cmdline, "ib.pkey=ib0.8000"}},
+    {kPkey, {parse_native_conf, "[pkey ib0 8000]\n"}},
+    {kPkey, {parse_native_conf, "[nodes]\n52:54:00:00:00:01 pkeys=8000\n"}},
+};
+
+TEST(OneParserPerValue, ABadValueGetsTheSameMessageFromEveryReader) {
+  for (const auto& c : kSameMessage) {
+    EXPECT_EQ(read(c.written).errors, std::vector<std::string>{c.message}) << c.written.text;
+  }
+}
+
+TEST(OneParserPerValue, ALeadingZeroPfcMaskIsOctalInEveryReader) {
+  for (const Written& w :
+       {Written{cmdline, "rd.rdma.mlx4.pfc=010"}, Written{parse_native_conf, "[pfc]\ntx = 010\n"},
+        Written{parse_modprobe_conf, "options mlx4_en pfctx=010\n"}}) {
+    Outcome o = read(w);
+    EXPECT_EQ(o.errors, std::vector<std::string>{}) << w.text;
+    EXPECT_EQ(o.warnings, std::vector<std::string>{"pfctx '010' has a leading zero: the kernel "
+                                                   "reads it as octal, 0x08"})
+        << w.text;
+    ASSERT_TRUE(o.cfg.pfc_tx) << w.text;
+    EXPECT_EQ(o.cfg.pfc_tx->value, 8u) << w.text;
+  }
+}
+
+TEST(OneParserPerValue, ModuleNamesReachTheConfigAsTheKernelSpellsThem) {
+  for (const Written& w : {Written{cmdline, "rd.rdma.modules=rdma-ucm"},
+                           Written{parse_native_conf, "[modules]\nload = rdma-ucm\n"},
+                           Written{parse_native_conf, "[module rdma-ucm]\nload = yes\n"},
+                           Written{parse_modules_conf, "rdma-ucm\n"}}) {
+    Outcome o = read(w);
+    ASSERT_EQ(o.cfg.modules.size(), 1u) << w.text;
+    EXPECT_EQ(o.cfg.modules[0].value, "rdma_ucm") << w.text;
+  }
+  for (const Written& w : {Written{parse_native_conf, "[modules]\nblacklist = ib-srpt\n"},
+                           Written{parse_modprobe_conf, "blacklist ib-srpt\n"}}) {
+    Outcome o = read(w);
+    ASSERT_EQ(o.cfg.blacklist.size(), 1u) << w.text;
+    EXPECT_EQ(o.cfg.blacklist[0].value, "ib_srpt") << w.text;
+  }
+  EXPECT_EQ(read({parse_native_conf, "[module mlx4-core]\noptions = a=1\n"})
+                .cfg.module_options.count("mlx4_core"),
+            1u);
+}
+
+TEST(Values, LongValuesAreCutShortInMessages) {
+  Diagnostics d;
+  EXPECT_FALSE(parse_port_type(std::string(1000, 'x'), "here", d));
+  ASSERT_EQ(d.errors.size(), 1u);
+  EXPECT_EQ(d.errors[0].what,
+            "port type '" + std::string(64, 'x') + "'... (1000 bytes) is not one of ib, eth, auto");
+}
+
+TEST(Values, DidYouMeanOnlyForOneCloseWord) {
+  EXPECT_EQ(did_you_mean("tiemout", {"timeout", "wait"}), "(did you mean 'timeout'?)");
+  // port3 is as close to port1 as to port2: no guess, the list.
+  EXPECT_EQ(did_you_mean("port3", {"port1", "port2", "port1_mtu"}),
+            "(known: port1, port2, port1_mtu)");
+  EXPECT_EQ(did_you_mean("x", {"address", "route"}), "(known: address, route)");
+}
+
+TEST(Values, WaitListKeepsOnlyGoodTargets) {
+  Config cfg;
+  Diagnostics d;
+  parse_wait_list("all, mlx5_0/1, ib-a, mlx5_0/0", "here", cfg, d);
+  ASSERT_EQ(d.errors.size(), 1u);
+  EXPECT_EQ(d.errors[0].what, "port '0' is not a port number 1..255");
+  std::vector<std::string> kept;
+  for (const auto& w : cfg.wait) kept.push_back(w.value);
+  EXPECT_EQ(kept, (std::vector<std::string>{"all", "mlx5_0/1", "ib-a"}));
+}
+
+}  // namespace
+}  // namespace rp
