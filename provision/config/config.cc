@@ -1,5 +1,7 @@
 #include "provision/config/config.h"
 
+#include "provision/base/strings.h"
+
 namespace rp {
 
 std::optional<IpoibMode> parse_ipoib_mode(std::string_view s) {
