@@ -52,6 +52,13 @@ std::string HwKey::str() const {
   return m.str();
 }
 
+std::vector<Sourced<std::string>> Config::effective_waits() const {
+  size_t first = 0;
+  for (size_t i = 0; i < wait.size(); ++i)
+    if (wait[i].value == "none") first = i + 1;
+  return {wait.begin() + static_cast<std::ptrdiff_t>(first), wait.end()};
+}
+
 const NodeEntry* Config::node_entry(const HwKey& k) const {
   const auto& table = k.is_guid ? nodes_by_guid : nodes_by_mac;
   auto it = table.find(k.value);

@@ -131,8 +131,10 @@ struct Config {
   std::map<std::string, std::vector<AddressSetting>> addresses;  // ifname -> addresses
   std::map<std::string, std::vector<RouteSetting>> routes;       // ifname -> routes
 
-  // rd.rdma.wait: "all", "none", "<ibdev>/<port>" or an ifname.
+  // rd.rdma.wait: "all", "none", "<ibdev>/<port>" or an ifname, in input order.
   std::vector<Sourced<std::string>> wait;
+  // The waits that count: those after the last "none" ("none" cancels earlier waits).
+  std::vector<Sourced<std::string>> effective_waits() const;
 
   // Per-node table: key -> row. Hash lookup keeps a 10,000-node table cheap.
   std::unordered_map<uint64_t, NodeEntry> nodes_by_guid;

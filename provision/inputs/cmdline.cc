@@ -37,17 +37,18 @@ struct Arg {
   }
 };
 
-void read_enabled(const Arg& a) {
-  if (!a.param.has_value) {  // "rd.rdma" alone, like dracut's getargbool
-    a.cfg.enabled = {true, a.where};
+// A boolean as dracut's getargbool (modules.d/99base/dracut-lib.sh) reads it: the key
+// alone ("rd.rdma.required") or with an empty value ("rd.rdma=") is true.
+void read_bool(const Arg& a, Sourced<bool>& out) {
+  if (a.value().empty()) {
+    out = {true, a.where};
   } else if (auto b = parse_bool(a.value(), a.where, a.diag)) {
-    a.cfg.enabled = {*b, a.where};
+    out = {*b, a.where};
   }
 }
 
-void read_required(const Arg& a) {
-  if (auto b = parse_bool(a.value(), a.where, a.diag)) a.cfg.required = {*b, a.where};
-}
+void read_enabled(const Arg& a) { read_bool(a, a.cfg.enabled); }
+void read_required(const Arg& a) { read_bool(a, a.cfg.required); }
 
 void read_timeout(const Arg& a) {
   if (auto t = parse_timeout(a.value(), a.where, a.diag)) a.cfg.timeout_s = {*t, a.where};
@@ -184,7 +185,7 @@ struct Known {
   std::string_view key;
   std::string_view form;
   void (*read)(const Arg&);
-  bool bare_ok;  // may be given without '=' ("rd.rdma")
+  bool bare_ok;  // a boolean: may be given alone or with an empty value ("rd.rdma", "rd.rdma=")
 };
 
 constexpr Known kKnown[] = {
@@ -200,7 +201,7 @@ constexpr Known kKnown[] = {
     {"rd.rdma.siw", "<netdev>[:<name>]", read_siw, false},
     {"rd.rdma.wait", "<all|none|<ibdev>/<port>|<ifname>>[,...]", read_wait, false},
     {"rd.rdma.timeout", "<seconds>", read_timeout, false},
-    {"rd.rdma.required", "<boolean>", read_required, false},
+    {"rd.rdma.required", "<boolean>", read_required, true},
     {"ib.pkey", "<parent>.<hex pkey>", read_nm_pkey, false},
 };
 
@@ -287,7 +288,7 @@ void parse_cmdline(std::string_view text, Config& cfg, Diagnostics& diag) {
       continue;
     }
     Arg a{p, where, known->form, cfg, diag};
-    if (p.value.empty() && !(known->bare_ok && !p.has_value)) {
+    if (p.value.empty() && !known->bare_ok) {
       a.error("missing value; expected " + std::string(known->key) + "=" +
               std::string(known->form));
       continue;

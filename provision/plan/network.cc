@@ -32,7 +32,7 @@ void plan_links_up(PlanBuilder& b) {
   }
   for (const auto& [ifname, list] : cfg.addresses) link_up(b, ifname, list.front().source);
   for (const auto& [netdev, l] : cfg.soft_links) link_up(b, b.final_name(netdev), l.source);
-  for (const auto& w : cfg.wait) {
+  for (const auto& w : cfg.effective_waits()) {
     if (w.value != "all" && w.value != "none" && w.value.find('/') == std::string::npos) {
       link_up(b, w.value, w.source);
     }

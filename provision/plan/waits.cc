@@ -55,8 +55,8 @@ void wait_link(PlanBuilder& b, const std::string& ifname, const std::string& rea
 
 void plan_waits(PlanBuilder& b) {
   std::set<std::string> waited;
-  for (const auto& w : b.cfg.wait) {
-    if (w.value == "none") continue;
+  // "none" cancels every wait given before it (files first, then the command line).
+  for (const auto& w : b.cfg.effective_waits()) {
     if (w.value == "all") {
       for (const auto& d : b.inv.rdma)
         for (const auto& p : d.ports) wait_port(b, waited, d.name, p.num, w.source);

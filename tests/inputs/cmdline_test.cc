@@ -135,6 +135,10 @@ const Valid kValid[] = {
     {"rd.rdma=true rd.rdma=0", "enabled=0\n"},
     {"rd.rdma.required=1", "required=1\n"},
     {"rd.rdma.required=on rd.rdma.required=off", "required=0\n"},
+    // dracut's getargbool (dracut-lib.sh): the key alone or an empty value is true
+    {"rd.rdma.required", "required=1\n"},
+    {"rd.rdma.required=", "required=1\n"},
+    {"rd.rdma=0 rd.rdma=", "enabled=1\n"},
     {"rd.rdma.timeout=90", "timeout=90\n"},
     {"rd.rdma.timeout=1 rd.rdma.timeout=3600", "timeout=3600\n"},
     // modules: in order of first request, '-' as '_', no duplicates
@@ -288,11 +292,8 @@ struct Bad {
 const Bad kBad[] = {
     {"rd.rdma=maybe",
      "cmdline: rd.rdma=maybe: value 'maybe' is not a boolean (1/0, yes/no, on/off, true/false)"},
-    {"rd.rdma=", "cmdline: rd.rdma=: missing value; expected rd.rdma=<boolean>"},
     {"rd.rdma.required=2",
      "cmdline: rd.rdma.required=2: value '2' is not a boolean (1/0, yes/no, on/off, true/false)"},
-    {"rd.rdma.required",
-     "cmdline: rd.rdma.required: missing value; expected rd.rdma.required=<boolean>"},
     {"rd.rdma.timeout=0", "cmdline: rd.rdma.timeout=0: timeout '0' is out of range 1..3600"},
     {"rd.rdma.timeout=10s", "cmdline: rd.rdma.timeout=10s: timeout '10s' is not a number"},
     {"rd.rdma.modules",

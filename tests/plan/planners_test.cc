@@ -202,6 +202,19 @@ TEST(IpoibPlanner, TheMtuIsCheckedAgainstTheIbMtuThisPlanSets) {
             "test:7: MTU 4092 of ib0 exceeds 2044 for datagram mode (IB link MTU 2048 - 4)");
 }
 
+TEST(WaitsPlanner, NoneCancelsTheWaitsBeforeIt) {
+  Inventory inv = roce_port(true, true);
+  inv.rdma[0].ports[0].state = PortState::kInit;
+  Config cfg;
+  cfg.wait = {{"mlx4_0/2", "/etc/rdma-provision/rdma-provision.conf:3"},
+              {"none", "cmdline: rd.rdma.wait=none"}};
+  EXPECT_TRUE(make_plan(cfg, inv).actions.empty()) << plan_text(make_plan(cfg, inv));
+  cfg.wait.push_back({"mlx4_0/2", "cmdline: rd.rdma.wait=mlx4_0/2"});
+  const Plan p = make_plan(cfg, inv);
+  ASSERT_EQ(p.actions.size(), 1u) << plan_text(p);
+  EXPECT_EQ(p.actions[0].reason, "cmdline: rd.rdma.wait=mlx4_0/2");
+}
+
 TEST(Actions, TextsComeFromTheParameters) {
   const Action a(SetPortType{*PciAddress::parse("81:00.0"), 2, PortType::kEth}, "ib", "test");
   EXPECT_EQ(to_string(a.kind()), "port-type");
