@@ -62,9 +62,6 @@ struct PkeyChildSpec {
   std::optional<bool> umcast;         // unset: the kernel's default (off)
 };
 Status rtnl_add_pkey_child(const PkeyChildSpec& spec);
-// The RTM_NEWLINK request rtnl_add_pkey_child() sends for a parent with `parent_ifindex`
-// (tests inspect it: there is no IPoIB hardware where they run).
-Result<std::vector<uint8_t>> rtnl_pkey_child_request(const PkeyChildSpec& spec, int parent_ifindex);
 // The error rtnl_add_pkey_child() reports when the kernel refuses with `errnum`.
 Error pkey_child_error(const PkeyChildSpec& spec, int errnum, const std::string& kernel_msg);
 
@@ -76,10 +73,6 @@ Status rtnl_add_address(const std::string& ifname, const IpPrefix& address);
 // EEXIST when the route exists.
 Status rtnl_add_route(const std::string& ifname, const std::optional<IpPrefix>& destination,
                       const std::optional<IpAddress>& gateway);
-
-// A veth pair (both ends in this namespace); the namespace tests build on it.
-Status rtnl_add_veth(const std::string& name, const std::string& peer);
-Status rtnl_delete_link(const std::string& name);
 
 // Waits for link events without losing any: it joins the RTNLGRP_LINK multicast group
 // first and only then asks for every link's state, on the same socket, so every change is

@@ -9,6 +9,7 @@
 
 #include "provision/apply/context.h"
 #include "provision/kernel/rtnl.h"
+#include "provision/kernel/rtnl_testing.h"
 #include "tests/netns/netns.h"
 
 namespace rp {
