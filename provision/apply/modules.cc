@@ -256,7 +256,6 @@ std::vector<Outcome> run_batch(ApplyContext& ctx, const std::vector<Request>& re
   // module's probe list checked against the root (missing files fail here, in order).
   ModuleLoaderOptions preflight = how.loader;
   preflight.dry_run = true;
-  preflight.dry_run_insert_time = Ms(0);
   auto resolver = ModuleLoader::open(batch->root, preflight);
   if (!resolver) {
     std::fill(out.begin(), out.end(), Outcome::failed(resolver.error()));

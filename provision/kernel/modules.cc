@@ -10,7 +10,6 @@
 #include <cstdio>
 #include <cstring>
 #include <set>
-#include <thread>
 
 #include "provision/base/strings.h"
 
@@ -108,24 +107,6 @@ void record_step(kmod_module* m, bool install, const char* options) {
   t_recorder->steps->push_back(std::move(s));
 }
 
-// run_install callback: libkmod would hand a modprobe.d `install` command to system(3).
-// In early boot there is no shell to trust, so the module is inserted directly with
-// the options libkmod would have given it (the caller's only for the requested module).
-struct InstallInstead {
-  kmod_module* requested;
-  const std::string* extra_options;
-};
-
-int insert_instead_of_install(kmod_module* m, const char* /*cmd*/, void* data) {
-  const auto* self = static_cast<const InstallInstead*>(data);
-  const char* conf = kmod_module_get_options(m);
-  std::string options = conf ? conf : "";
-  if (m == self->requested && !self->extra_options->empty()) {
-    options += (options.empty() ? "" : " ") + *self->extra_options;
-  }
-  return kmod_module_insert_module(m, 0, options.c_str());
-}
-
 // "kernel/drivers/infiniband/core/ib_core.ko.xz" -> "ib_core"
 std::string module_name_of_path(const std::string& path) {
   std::string base = path.substr(path.rfind('/') + 1);
@@ -216,15 +197,42 @@ struct ModuleLoader::Impl {
   }
 
   // The whole probe list of `mod` as libkmod would insert it, without inserting and
-  // without libkmod looking at the host's /sys/module (the root may be a fixture).
+  // without libkmod looking at the host's /sys/module (the root may be a fixture). A
+  // module with a modprobe.d `install` command is listed with the options libkmod would
+  // hand that command; it is inserted directly with them.
   int dry_probe(kmod_module* mod, const std::string& extra, std::vector<ModuleStep>* steps) {
     StepRecorder rec{steps, &root.dir()};
     ScopedRecorder scope(&rec);
-    InstallInstead instead{mod, &extra};
     return kmod_module_probe_insert_module(mod, KMOD_PROBE_DRY_RUN | KMOD_PROBE_IGNORE_LOADED,
-                                           extra.empty() ? nullptr : extra.c_str(),
-                                           insert_instead_of_install, &instead, record_step);
+                                           extra.empty() ? nullptr : extra.c_str(), nullptr,
+                                           nullptr, record_step);
   }
+
+  // init_module(2) of one step: through the inserter, else libkmod's own insertion
+  // (finit_module of the file, decompressed when needed). 0 or -errno.
+  int insert(const ModuleStep& s) {
+    if (options.inserter) return options.inserter->insert(s);
+    kmod_module* raw = nullptr;
+    if (int err = kmod_module_new_from_name(ctx.get(), s.module.c_str(), &raw); err < 0) {
+      return err;
+    }
+    ModulePtr m(raw);
+    return kmod_module_insert_module(m.get(), 0, s.options.c_str());
+  }
+
+  // delete_module(2) with O_NONBLOCK, the same way. 0 or -errno.
+  int remove(const std::string& module) {
+    if (options.inserter) return options.inserter->remove(module);
+    kmod_module* raw = nullptr;
+    if (int err = kmod_module_new_from_name(ctx.get(), module.c_str(), &raw); err < 0) {
+      return err;
+    }
+    ModulePtr m(raw);
+    return kmod_module_remove_module(m.get(), KMOD_REMOVE_NOLOG);
+  }
+
+  // Only the running kernel's own module tree may be inserted into it.
+  bool may_touch_kernel() const { return options.dry_run || options.inserter || root.is_live(); }
 };
 
 ModuleLoader::ModuleLoader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -333,7 +341,7 @@ ModuleLoadReport ModuleLoader::load(const std::string& module_in, const std::str
   ModuleLoadReport r;
   r.module = normalize(module_in);
   im.messages.clear();
-  if (!im.options.dry_run && !im.root.is_live()) {
+  if (!im.may_touch_kernel()) {
     // The modules under a fixture root were not built for the running kernel.
     im.fail(r, r.module,
             "refusing to insert module " + r.module + " from " + im.root.dir() +
@@ -427,56 +435,63 @@ ModuleLoadReport ModuleLoader::load(const std::string& module_in, const std::str
   }
 
   if (im.options.dry_run) {
-    const auto inserts = std::count_if(r.steps.begin(), r.steps.end(),
-                                       [](const ModuleStep& s) { return !s.already; });
-    const auto done_at =
-        std::chrono::steady_clock::now() + inserts * im.options.dry_run_insert_time;
-    std::this_thread::sleep_until(std::min(done_at, until));
-    if (done_at > until && inserts > 0 && im.options.dry_run_insert_time.count() > 0) {
-      r.status = LoadStatus::kTimedOut;
-      r.failed_module = r.module;
-      r.error = make_error("", "dry run: loading module " + r.module + " outlasted the deadline");
-      return r;
-    }
     im.removed.erase(r.module);
     r.status = LoadStatus::kWouldInsert;
     return r;
   }
 
-  // The real probe. libkmod skips what is live, takes EEXIST on a dependency (another
-  // thread or udev loaded it meanwhile) as success, and announces each module just
-  // before inserting it: the last one announced is the one that failed.
-  std::vector<ModuleStep> announced;
-  StepRecorder rec{&announced, &im.root.dir()};
-  InstallInstead instead{mod.get(), &extra};
+  // The insertions, one step at a time with kmod_module_probe_insert_module()'s rules:
+  // a module live by now is skipped (another loader or udev was quicker), EEXIST means
+  // the same, and only the module and its dependencies must be inserted; a softdep that
+  // fails is noted and passed over.
+  std::set<std::string> required = {r.module};
   {
-    ScopedRecorder scope(&rec);
-    err = kmod_module_probe_insert_module(mod.get(), 0, extra.empty() ? nullptr : extra.c_str(),
-                                          insert_instead_of_install, &instead, record_step);
+    ListPtr deps(kmod_module_get_dependencies(mod.get()));
+    kmod_list* l;
+    kmod_list_foreach(l, deps.get()) {
+      ModulePtr m(kmod_module_get_module(l));
+      required.insert(kmod_module_get_name(m.get()));
+    }
+  }
+  im.messages.clear();
+  std::set<std::string> passed_over;  // softdeps that could not be inserted
+  for (ModuleStep& s : r.steps) {
+    if (s.already) continue;
+    const ModuleState st = state(s.module);
+    if (st == ModuleState::kLive || st == ModuleState::kBuiltin) {
+      s.already = true;
+      continue;
+    }
+    const std::string needed_by = s.module == r.module ? "" : " (needed by " + r.module + ")";
+    if (std::chrono::steady_clock::now() >= until) {
+      r.status = LoadStatus::kTimedOut;
+      r.failed_module = s.module;
+      r.error = make_error(
+          "", "the deadline passed before module " + s.module + needed_by + " could be inserted");
+      return r;
+    }
+    err = im.insert(s);
+    if (err == -EEXIST) s.already = true;
+    if (err == 0 || err == -EEXIST) continue;
+    if (!required.count(s.module)) {
+      r.notes.push_back("softdep " + s.module + " of " + r.module + " not inserted (" +
+                        insert_error_text(-err) + "); going on without it, as modprobe does");
+      passed_over.insert(s.module);
+      continue;
+    }
+    for (const auto& m : im.messages) r.notes.push_back("libkmod: " + m.text);
+    im.fail(r, s.module,
+            "cannot insert module " + s.module + needed_by + ": " + insert_error_text(-err), -err,
+            "the kernel logs the reason: check dmesg");
+    return r;
   }
   for (const auto& m : im.messages) r.notes.push_back("libkmod: " + m.text);
-  if (err == 0) {
-    // What this probe inserted is what libkmod announced: a dependency that another
-    // loader thread (or udev) inserted after the pre-flight was skipped as live.
-    for (auto& s : r.steps) {
-      s.already =
-          s.already || std::none_of(announced.begin(), announced.end(),
-                                    [&](const ModuleStep& a) { return a.module == s.module; });
-    }
-    r.status = LoadStatus::kInserted;
-    return r;
-  }
-  if (err > 0) {
-    im.fail(r, r.module,
-            "libkmod refused to load module " + r.module + " (flag " + std::to_string(err) + ")");
-    return r;
-  }
-  const std::string culprit = announced.empty() ? r.module : announced.back().module;
-  im.fail(r, culprit,
-          "cannot insert module " + culprit +
-              (culprit == r.module ? "" : " (needed by " + r.module + ")") + ": " +
-              insert_error_text(-err),
-          -err, "the kernel logs the reason: check dmesg");
+  r.steps.erase(std::remove_if(r.steps.begin(), r.steps.end(),
+                               [&](const ModuleStep& s) { return passed_over.count(s.module); }),
+                r.steps.end());
+  const bool inserted =
+      std::any_of(r.steps.begin(), r.steps.end(), [](const ModuleStep& s) { return !s.already; });
+  r.status = inserted ? LoadStatus::kInserted : LoadStatus::kAlreadyLoaded;
   return r;
 }
 
@@ -494,11 +509,12 @@ Status ModuleLoader::remove(const std::string& module_in) {
     impl_->removed.insert(module);
     return ok_status();
   }
-  kmod_module* raw = nullptr;
-  int err = kmod_module_new_from_name(impl_->ctx.get(), module.c_str(), &raw);
-  ModulePtr mod(raw);
-  if (err < 0) return make_error("", "cannot remove module " + module, -err);
-  err = kmod_module_remove_module(mod.get(), KMOD_REMOVE_NOLOG);
+  if (!impl_->may_touch_kernel()) {
+    return make_error("", "refusing to remove module " + module +
+                              " from the running kernel: the root is " + impl_->root.dir() +
+                              " (only the live root removes modules)");
+  }
+  const int err = impl_->remove(module);
   if (err == 0) return ok_status();
   if (err == -EBUSY || err == -EAGAIN) {
     return make_error("", "module " + module + " is in use and cannot be removed", -err);

@@ -14,17 +14,6 @@
 
 namespace rp {
 
-struct ModuleLoaderOptions {
-  // KMOD_PROBE_DRY_RUN: resolve names, dependencies and options for real, insert and
-  // remove nothing. For tests and `plan`; a dry-run loader remembers what it "removed".
-  bool dry_run = false;
-  // Dry run only: every insertion that would happen takes this long (cut short at the
-  // load's `until`), so that parallelism and deadlines can be exercised without a kernel.
-  std::chrono::milliseconds dry_run_insert_time{0};
-  // "" = <root>/proc/sys/kernel/osrelease, else the running kernel's (uname -r).
-  std::string kernel_release;
-};
-
 // /sys/module/<name>/initstate, or built in according to modules.builtin.
 enum class ModuleState { kNotLoaded, kBuiltin, kLive, kComing, kGoing };
 std::string_view to_string(ModuleState s);
@@ -43,7 +32,35 @@ struct ModuleStep {
   std::string path;     // as the kernel sees it: /lib/modules/<kver>/kernel/.../x.ko
   std::string options;  // modprobe.d options, then the caller's (for the requested module)
   bool install_command_ignored = false;  // modprobe.d has `install <module> ...` for it
-  bool already = false;                  // loaded or built in when the load began
+  bool already = false;  // loaded or built in by someone else: not inserted by this load
+};
+
+// Where a loader's insertions and removals go: init_module(2) and delete_module(2), one
+// module at a time, everything above them (names, dependencies, options, order) being the
+// real libkmod's. The default (no inserter) is the running kernel through libkmod, from
+// the live root only. Tests give a scripted fake (delays, errnos) instead, as kmod's
+// testsuite fakes init_module under the real libkmod. The loaders of one batch share it
+// from several threads: an implementation must be thread-safe.
+class ModuleInserter {
+ public:
+  virtual ~ModuleInserter() = default;
+  // Inserts step.module (file step.path, as the kernel sees it) with step.options. 0, or
+  // -errno as the kernel refuses: -EEXIST when the module is loaded already.
+  virtual int insert(const ModuleStep& step) = 0;
+  // Removes a module without waiting. 0, or -errno: -EBUSY in use, -ENOENT not loaded.
+  virtual int remove(const std::string& module) = 0;
+};
+
+struct ModuleLoaderOptions {
+  // KMOD_PROBE_DRY_RUN: resolve names, dependencies and options for real, insert and
+  // remove nothing. The pre-flight of every load and `plan` use it; a dry-run loader
+  // remembers what it "removed".
+  bool dry_run = false;
+  // null: the running kernel (through libkmod). Else insertions and removals go here, on
+  // any root; the loader sees their effect under the root's /sys/module.
+  std::shared_ptr<ModuleInserter> inserter;
+  // "" = <root>/proc/sys/kernel/osrelease, else the running kernel's (uname -r).
+  std::string kernel_release;
 };
 
 enum class LoadStatus {
@@ -52,7 +69,7 @@ enum class LoadStatus {
   kAlreadyLoaded,  // live in the kernel before we came to it
   kBuiltin,        // built into the kernel
   kFailed,
-  kTimedOut,  // dry run only: the simulated insertion outlasted `until`
+  kTimedOut,  // `until` passed before every module of the load was inserted
 };
 std::string_view to_string(LoadStatus s);
 
@@ -92,14 +109,17 @@ class ModuleLoader {
 
   ModuleState state(const std::string& module);
 
-  // Loads a resolved module and its dependencies (kmod_module_probe_insert_module) with
-  // its modprobe.d options followed by `extra_options`. modprobe.d `install` commands
-  // are never run: the module is inserted directly and the ignored command is noted.
-  // A module insertion cannot be interrupted; `until` bounds only dry-run waits.
+  // Loads a resolved module and its dependencies with its modprobe.d options followed by
+  // `extra_options`, in the order and with the rules of kmod_module_probe_insert_module():
+  // what is live by then is skipped, EEXIST counts as loaded, a softdep that cannot be
+  // inserted is noted and passed over. modprobe.d `install` commands are never run: the
+  // module is inserted directly and the ignored command is noted. An insertion cannot be
+  // interrupted; none starts once `until` has passed.
   ModuleLoadReport load(const std::string& module, const std::string& extra_options,
                         std::chrono::steady_clock::time_point until);
 
-  // delete_module(2) without waiting. Errors name the module: in use, not loaded.
+  // delete_module(2) without waiting (only from the live root, unless through an
+  // inserter). Errors name the module: in use, not loaded.
   Status remove(const std::string& module);
 
  private:

@@ -4,7 +4,6 @@
 #include <linux/if_addr.h>
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
-#include <linux/veth.h>
 #include <net/if.h>
 #include <netlink/cache.h>
 #include <netlink/netlink.h>
@@ -22,6 +21,11 @@
 
 namespace rp {
 
+using rtnl_internal::build_pkey_child;
+using rtnl_internal::change;
+using rtnl_internal::check_name;
+using rtnl_internal::link_header;
+
 // Our IPoIB mode values are the kernel's.
 static_assert(static_cast<uint16_t>(IpoibLinkMode::kDatagram) == IPOIB_MODE_DATAGRAM);
 static_assert(static_cast<uint16_t>(IpoibLinkMode::kConnected) == IPOIB_MODE_CONNECTED);
@@ -36,6 +40,27 @@ using CachePtr = std::unique_ptr<nl_cache, CacheFree>;
 Error nl_error(const std::string& what, int nlerr) {
   return make_error("netlink", what + ": " + nl_geterror(nlerr));
 }
+
+std::string pkey_text(uint16_t pkey) { return "0x" + hex(pkey, 4); }
+
+// A link-layer address attribute of up to 20 bytes (IPoIB's INFINIBAND_ALEN).
+void copy_hw(const void* data, int len, HwAddress& out) {
+  if (len <= 0 || static_cast<size_t>(len) > out.bytes.size()) return;
+  std::memcpy(out.bytes.data(), data, static_cast<size_t>(len));
+  out.len = static_cast<uint8_t>(len);
+}
+
+// A change addressed by name fails with ENODEV when there is no such link: said plainly.
+Status by_name(Status st) {
+  if (!st && st.error().errnum == ENODEV) {
+    return make_error(st.error().where, "no such interface", ENODEV);
+  }
+  return st;
+}
+
+}  // namespace
+
+namespace rtnl_internal {
 
 constexpr size_t kIfNameMax = IFNAMSIZ - 1;
 
@@ -67,31 +92,6 @@ ifinfomsg link_header(int ifindex) {
   ifi.ifi_index = ifindex;
   return ifi;
 }
-
-std::string pkey_text(uint16_t pkey) { return "0x" + hex(pkey, 4); }
-
-// A change addressed by name fails with ENODEV when there is no such link: said plainly.
-Status by_name(Status st) {
-  if (!st && st.error().errnum == ENODEV) {
-    return make_error(st.error().where, "no such interface", ENODEV);
-  }
-  return st;
-}
-
-}  // namespace
-
-namespace {
-
-// A link-layer address attribute of up to 20 bytes (IPoIB's INFINIBAND_ALEN).
-void copy_hw(const void* data, int len, HwAddress& out) {
-  if (len <= 0 || static_cast<size_t>(len) > out.bytes.size()) return;
-  std::memcpy(out.bytes.data(), data, static_cast<size_t>(len));
-  out.len = static_cast<uint8_t>(len);
-}
-
-}  // namespace
-
-namespace rtnl_internal {
 
 Result<nl::SockPtr> route_socket() { return nl::open_socket(NETLINK_ROUTE, "NETLINK_ROUTE"); }
 
@@ -242,7 +242,7 @@ Status rtnl_set_mtu(const std::string& name, unsigned mtu) {
   return by_name(change(b, name, "cannot set MTU " + std::to_string(mtu)));
 }
 
-namespace {
+namespace rtnl_internal {
 
 Result<nl::MsgPtr> build_pkey_child(const PkeyChildSpec& spec, int parent_ifindex) {
   nl::MsgBuilder b(RTM_NEWLINK, NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL);
@@ -271,37 +271,22 @@ Result<nl::MsgPtr> build_ipoib_mode(int ifindex, IpoibLinkMode mode) {
   return b.finish("set the IPoIB mode");
 }
 
-}  // namespace
-
-Result<std::vector<uint8_t>> rtnl_ipoib_mode_request(int ifindex, IpoibLinkMode mode) {
-  auto msg = build_ipoib_mode(ifindex, mode);
-  if (!msg) return msg.error();
-  return nl::bytes_of(msg->get());
-}
+}  // namespace rtnl_internal
 
 Status rtnl_set_ipoib_mode(const std::string& ifname, IpoibLinkMode mode) {
   auto link = rtnl_get_link(ifname);
   if (!link) return link.error();
-  auto msg = build_ipoib_mode(link->ifindex, mode);
+  auto msg = rtnl_internal::build_ipoib_mode(link->ifindex, mode);
   if (!msg) return msg.error();
   auto sock = rtnl_internal::route_socket();
   if (!sock) return sock.error();
   nl::Answer a = nl::exchange(sock->get(), msg->get());
   if (a.errnum != 0) {
     const char* name = mode == IpoibLinkMode::kConnected ? "connected" : "datagram";
-    return make_error(ifname,
-                      std::string("cannot set IPoIB mode ") + name +
-                          (a.kernel_msg.empty() ? "" : "; kernel: " + a.kernel_msg),
+    return make_error(ifname, nl::with_kernel_msg(std::string("cannot set IPoIB mode ") + name, a),
                       a.errnum);
   }
   return ok_status();
-}
-
-Result<std::vector<uint8_t>> rtnl_pkey_child_request(const PkeyChildSpec& spec,
-                                                     int parent_ifindex) {
-  auto msg = build_pkey_child(spec, parent_ifindex);
-  if (!msg) return msg.error();
-  return nl::bytes_of(msg->get());
 }
 
 Error pkey_child_error(const PkeyChildSpec& spec, int errnum, const std::string& kernel_msg) {
@@ -395,32 +380,6 @@ Status rtnl_add_route(const std::string& ifname, const std::optional<IpPrefix>& 
   if (gateway) b.put(RTA_GATEWAY, gateway->bytes.data(), gateway->size());
   b.put_u32(RTA_OIF, static_cast<uint32_t>(link->ifindex));
   return change(b, ifname, "cannot add route " + shown);
-}
-
-Status rtnl_add_veth(const std::string& name, const std::string& peer) {
-  if (auto st = check_name(name); !st) return st.error();
-  if (auto st = check_name(peer); !st) return st.error();
-  nl::MsgBuilder b(RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL);
-  b.header(link_header(0))
-      .put_string(IFLA_IFNAME, name)
-      .begin_nest(IFLA_LINKINFO)
-      .put_string(IFLA_INFO_KIND, "veth")
-      .begin_nest(IFLA_INFO_DATA)
-      .begin_nest(VETH_INFO_PEER)
-      .header(link_header(0))  // the peer's own ifinfomsg opens VETH_INFO_PEER
-      .put_string(IFLA_IFNAME, peer)
-      .end_nest()
-      .end_nest()
-      .end_nest();
-  return change(b, name, "cannot create a veth pair with peer " + quote(peer));
-}
-
-Status rtnl_delete_link(const std::string& name) {
-  auto link = rtnl_get_link(name);
-  if (!link) return link.error();
-  nl::MsgBuilder b(RTM_DELLINK, 0);
-  b.header(link_header(link->ifindex));
-  return change(b, name, "cannot delete the link");
 }
 
 }  // namespace rp

@@ -75,11 +75,6 @@ Status rtnl_add_pkey_child(const PkeyChildSpec& spec);
 // the ipoib link data (ipoib_netlink.c ipoib_changelink -> ipoib_set_mode), which works
 // where the sysfs mode file does not exist (children made over rtnetlink).
 Status rtnl_set_ipoib_mode(const std::string& ifname, IpoibLinkMode mode);
-// The request rtnl_set_ipoib_mode() sends for the link with `ifindex` (for tests).
-Result<std::vector<uint8_t>> rtnl_ipoib_mode_request(int ifindex, IpoibLinkMode mode);
-// The RTM_NEWLINK request rtnl_add_pkey_child() sends for a parent with `parent_ifindex`
-// (tests inspect it: there is no IPoIB hardware where they run).
-Result<std::vector<uint8_t>> rtnl_pkey_child_request(const PkeyChildSpec& spec, int parent_ifindex);
 // The error rtnl_add_pkey_child() reports when the kernel refuses with `errnum`.
 Error pkey_child_error(const PkeyChildSpec& spec, int errnum, const std::string& kernel_msg);
 
@@ -91,10 +86,6 @@ Status rtnl_add_address(const std::string& ifname, const IpPrefix& address);
 // EEXIST when the route exists.
 Status rtnl_add_route(const std::string& ifname, const std::optional<IpPrefix>& destination,
                       const std::optional<IpAddress>& gateway);
-
-// A veth pair (both ends in this namespace); the namespace tests build on it.
-Status rtnl_add_veth(const std::string& name, const std::string& peer);
-Status rtnl_delete_link(const std::string& name);
 
 // Waits for link events without losing any: it joins the RTNLGRP_LINK multicast group
 // first and only then asks for every link's state, on the same socket, so every change is

@@ -2,7 +2,7 @@
 // and a fixed number of deterministic mutations of each (byte flips, truncations,
 // splices, inserted separators) to LLVMFuzzerTestOneInput. A crash or sanitizer report
 // fails the test. The real coverage-guided run is tests/fuzz/run.sh (clang, libFuzzer,
-// ASan+UBSan).
+// ASan+UBSan). An empty corpus fails too: a replay of nothing proves nothing.
 #include <dirent.h>
 
 #include <cstdint>
@@ -47,6 +47,10 @@ int main(int argc, char** argv) {
   }
   const int rounds = argc > 2 ? std::atoi(argv[2]) : 2000;
   auto corpus = read_corpus(argv[1]);
+  if (corpus.empty()) {  // else nothing would be fed and the test would pass anyway
+    std::fprintf(stderr, "no seed in %s\n", argv[1]);
+    return 1;
+  }
   std::mt19937 rng(12345);
   const char kSpecial[] = "\n\r\t =:,/#\"'[]\\x0";
   size_t runs = 0;

@@ -499,17 +499,33 @@ TEST(ParseCmdline, NetworkManagerPkeyOptionsAreIgnoredWithAWarning) {
   EXPECT_EQ(summary(p.cfg), "pkey ib0 0x8001 name=ib0.8001\n");
 }
 
-TEST(ParseCmdline, SurvivesHostileInput) {
-  std::string big(1 << 16, 'x');
-  for (const std::string& s :
-       {std::string("\"\"\"\""), std::string("=") + big, std::string("rd.rdma.") + big,
-        std::string("rd.rdma.name=") + big + ":" + big, std::string("\0\0rd.rdma=1", 11),
-        std::string("rd.rdma.wait=") + std::string(5000, ','),
-        std::string("rd.rdma.modules=") + std::string(5000, ' ')}) {
-    auto p = parse(s);
-    (void)p;
+TEST(ParseCmdline, HostileInputSetsNothingAndEveryMistakeIsReported) {
+  const std::string big(1 << 16, 'x');
+  struct HostileCase {
+    std::string text;
+    bool invalid;  // ours and wrong: at least one error; else nothing of ours, no error
+    size_t items;  // most errors it may give: one per list item
+  };
+  const HostileCase cases[] = {
+      {"\"\"\"\"", false, 0},
+      {"=" + big, false, 0},
+      {"rd.rdma." + big, true, 1},
+      {"rd.rdma.name=" + big + ":" + big, true, 2},
+      {std::string("\0\0rd.rdma=1", 11), false, 0},  // "\0\0rd.rdma" is not our parameter
+      {"rd.rdma.wait=" + std::string(5000, ','), true, 5001},
+      {"rd.rdma.modules=" + std::string(5000, ' '), true, 1},
+  };
+  for (const HostileCase& c : cases) {
+    SCOPED_TRACE(c.text.substr(0, 40) + "... (" + std::to_string(c.text.size()) + " bytes)");
+    auto p = parse(c.text);
+    EXPECT_EQ(summary(p.cfg), "");
+    EXPECT_EQ(!p.diag.errors.empty(), c.invalid);
+    EXPECT_LE(p.diag.errors.size(), c.items);
+    // A message quotes its parameter (today the whole token, at most twice) and adds one
+    // sentence: no longer than that, whatever the parser went through.
+    for (const auto& e : p.diag.errors) EXPECT_LE(e.str().size(), 2 * c.text.size() + 256);
+    for (const auto& w : p.diag.warnings) EXPECT_LE(w.str().size(), 2 * c.text.size() + 256);
   }
-  SUCCEED();
 }
 
 }  // namespace

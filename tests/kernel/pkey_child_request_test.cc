@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "provision/kernel/rtnl.h"
+#include "provision/kernel/rtnl_testing.h"
 
 namespace rp {
 namespace {

@@ -1,13 +1,17 @@
 // ModuleLoader against a fake module tree: the real libkmod resolves names, aliases,
-// dependencies, options and blacklists; dry runs insert nothing.
+// dependencies, options and blacklists; dry runs insert nothing, the others insert into
+// a scripted kernel (tests/modules/scripted_inserter.h).
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
 #include "provision/kernel/modules.h"
 #include "tests/modules/fake_rdma_tree.h"
+#include "tests/modules/scripted_inserter.h"
 
 namespace rp {
 namespace {
@@ -15,6 +19,7 @@ namespace {
 using ::rp::testing::FakeRdmaTreeOptions;
 using ::rp::testing::make_fake_rdma_root;
 using ::rp::testing::mark_loaded;
+using ::rp::testing::ScriptedInserter;
 using Strings = std::vector<std::string>;
 
 constexpr char kModDir[] = "/lib/modules/6.1.0-28-amd64";
@@ -211,17 +216,131 @@ TEST(ModuleLoader, NeverInsertsFromAFixtureRoot) {
       << r.error.str();
 }
 
-TEST(ModuleLoader, DryRunInsertTimeIsBoundedByUntil) {
-  ModuleLoaderOptions o;
-  o.dry_run = true;
-  o.dry_run_insert_time = std::chrono::milliseconds(500);
-  auto l = ModuleLoader::open(Root(make_fake_rdma_root()), o);
-  ASSERT_TRUE(l.ok());
+// ---- Insertions, into the scripted kernel ---------------------------------------------
+
+struct Scripted {
+  explicit Scripted(const std::string& r, ScriptedInserter::Script every = {})
+      : root(r), kernel(std::make_shared<ScriptedInserter>(r, every)) {}
+  ModuleLoader open() {
+    ModuleLoaderOptions o;
+    o.inserter = kernel;
+    auto l = ModuleLoader::open(Root(root), o);
+    EXPECT_TRUE(l.ok()) << (l.ok() ? "" : l.error().str());
+    return std::move(l).value();
+  }
+  std::string root;
+  std::shared_ptr<ScriptedInserter> kernel;
+};
+
+TEST(ModuleLoader, InsertsTheProbeListInOrderWithItsOptions) {
+  Scripted k(make_fake_rdma_root());
+  ModuleLoader l = k.open();
+  ModuleLoadReport r = l.load("ib_ipoib", "recv_queue_size=512", later());
+  ASSERT_EQ(r.status, LoadStatus::kInserted) << r.error.str();
+  EXPECT_EQ(k.kernel->calls(),
+            (Strings{"insert ib_core", "insert ib_cm",
+                     "insert ib_ipoib send_queue_size=256 recv_queue_size=512"}));
+  EXPECT_EQ(l.state("ib_ipoib"), ModuleState::kLive);
+  for (const auto& s : r.steps) EXPECT_FALSE(s.already) << s.module;
+  // Everything is there now: nothing to insert.
+  EXPECT_EQ(l.load("ib_ipoib", "", later()).status, LoadStatus::kAlreadyLoaded);
+  ModuleLoadReport cm = l.load("ib_cm", "", later());
+  EXPECT_EQ(cm.status, LoadStatus::kAlreadyLoaded);
+  EXPECT_EQ(k.kernel->calls().size(), 3u);
+}
+
+TEST(ModuleLoader, ModuleTheKernelSaysExistsCountsAsLoaded) {
+  Scripted k(make_fake_rdma_root());
+  k.kernel->script("ib_core", {std::chrono::milliseconds(0), EEXIST});
+  ModuleLoader l = k.open();
+  ModuleLoadReport r = l.load("ib_uverbs", "", later());
+  ASSERT_EQ(r.status, LoadStatus::kInserted) << r.error.str();
+  ASSERT_EQ(names(r), (Strings{"ib_core", "ib_uverbs"}));
+  EXPECT_TRUE(r.steps[0].already);
+  EXPECT_FALSE(r.steps[1].already);
+}
+
+TEST(ModuleLoader, RefusedDependencyFailsTheLoadNamingIt) {
+  Scripted k(make_fake_rdma_root());
+  k.kernel->script("ib_cm", {std::chrono::milliseconds(0), ENOEXEC});
+  ModuleLoader l = k.open();
+  ModuleLoadReport r = l.load("ib_ipoib", "", later());
+  ASSERT_EQ(r.status, LoadStatus::kFailed);
+  EXPECT_EQ(r.failed_module, "ib_cm");
+  EXPECT_EQ(r.error.str(),
+            "cannot insert module ib_cm (needed by ib_ipoib): Invalid module format (built for "
+            "another kernel?) (Exec format error)");
+  EXPECT_EQ(r.error.errnum, ENOEXEC);
+  EXPECT_EQ(r.hint, "the kernel logs the reason: check dmesg");
+  EXPECT_EQ(k.kernel->calls(), (Strings{"insert ib_core", "insert ib_cm -> ENOEXEC"}));
+}
+
+TEST(ModuleLoader, RefusedModuleItselfIsNamedWithTheKernelsMeaning) {
+  Scripted k(make_fake_rdma_root());
+  k.kernel->script("ib_umad", {std::chrono::milliseconds(0), ENOENT});
+  ModuleLoader l = k.open();
+  ModuleLoadReport r = l.load("ib_umad", "", later());
+  ASSERT_EQ(r.status, LoadStatus::kFailed);
+  EXPECT_EQ(r.error.str(),
+            "cannot insert module ib_umad: Unknown symbol in module or unknown parameter (No "
+            "such file or directory)");
+  EXPECT_EQ(l.state("ib_core"), ModuleState::kLive);  // what went in stays in, as with modprobe
+}
+
+TEST(ModuleLoader, SoftdepTheKernelRefusesIsNotedAndPassedOver) {
+  FakeRdmaTreeOptions o;
+  o.extra_modprobe_conf = "softdep ib_ipoib post: ib_umad\n";
+  Scripted k(make_fake_rdma_root(o));
+  k.kernel->script("ib_umad", {std::chrono::milliseconds(0), ENOENT});
+  ModuleLoader l = k.open();
+  ModuleLoadReport r = l.load("ib_ipoib", "", later());
+  ASSERT_EQ(r.status, LoadStatus::kInserted) << r.error.str();
+  EXPECT_EQ(names(r), (Strings{"ib_core", "ib_cm", "ib_ipoib"}));
+  EXPECT_EQ(r.notes, Strings{"softdep ib_umad of ib_ipoib not inserted (Unknown symbol in "
+                             "module or unknown parameter); going on without it, as modprobe "
+                             "does"});
+  EXPECT_EQ(k.kernel->inserted(), (Strings{"ib_core", "ib_cm", "ib_ipoib"}));
+}
+
+TEST(ModuleLoader, NoInsertionStartsOnceUntilHasPassed) {
+  Scripted k(make_fake_rdma_root(), {std::chrono::milliseconds(100), 0});
+  ModuleLoader l = k.open();
   const auto t0 = std::chrono::steady_clock::now();
-  ModuleLoadReport r =
-      l.value().load("rdma_ucm", "", t0 + std::chrono::milliseconds(50));  // 6 x 500 ms
-  EXPECT_EQ(r.status, LoadStatus::kTimedOut);
-  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(400));
+  ModuleLoadReport r = l.load("rdma_ucm", "", t0 + std::chrono::milliseconds(150));  // 6 x 100 ms
+  ASSERT_EQ(r.status, LoadStatus::kTimedOut);
+  const Strings done = k.kernel->inserted();
+  ASSERT_GE(done.size(), 1u);
+  ASSERT_LE(done.size(), 2u);
+  const std::string next = r.steps[done.size()].module;
+  EXPECT_EQ(r.failed_module, next);
+  EXPECT_EQ(r.error.str(), "the deadline passed before module " + next +
+                               " (needed by rdma_ucm) could be inserted");
+  EXPECT_EQ(k.kernel->calls().size(), done.size());
+}
+
+TEST(ModuleLoader, RemovalGoesToTheSameKernel) {
+  const std::string root = make_fake_rdma_root();
+  mark_loaded(root, "mlx4_core", 1);
+  mark_loaded(root, "mlx4_en", 0);
+  Scripted k(root);
+  ModuleLoader l = k.open();
+  EXPECT_EQ(l.remove("mlx4_core").error().str(),
+            "module mlx4_core is in use and cannot be removed (Device or resource busy)");
+  ASSERT_TRUE(l.remove("mlx4_en").ok());
+  EXPECT_EQ(l.state("mlx4_en"), ModuleState::kNotLoaded);
+  EXPECT_EQ(k.kernel->calls(), (Strings{"remove mlx4_core -> EBUSY", "remove mlx4_en"}));
+}
+
+TEST(ModuleLoader, NeverRemovesFromAFixtureRoot) {
+  const std::string root = make_fake_rdma_root();
+  mark_loaded(root, "mlx4_en", 0);
+  auto l = ModuleLoader::open(Root(root));  // not a dry run, no inserter: the running kernel
+  ASSERT_TRUE(l.ok());
+  Status st = l.value().remove("mlx4_en");
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().str(),
+            "refusing to remove module mlx4_en from the running kernel: the root is " + root +
+                " (only the live root removes modules)");
 }
 
 TEST(ModuleLoader, InsertErrorsSayWhatTheKernelMeant) {

@@ -1,7 +1,12 @@
-// Module executors on a fake module tree, with a dry-run loader: the real libkmod
-// resolution and the real parallel scheduler run; nothing is inserted.
+// Module executors on a fake module tree: the real libkmod resolution and the real
+// parallel scheduler run; insertions go to a scripted kernel (tests/modules/
+// scripted_inserter.h) or, in dry runs, nowhere.
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <filesystem>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -10,6 +15,7 @@
 #include "provision/apply/registry.h"
 #include "provision/kernel/files.h"
 #include "tests/modules/fake_rdma_tree.h"
+#include "tests/modules/scripted_inserter.h"
 
 namespace rp {
 namespace {
@@ -17,16 +23,19 @@ namespace {
 using ::rp::testing::FakeRdmaTreeOptions;
 using ::rp::testing::make_fake_rdma_root;
 using ::rp::testing::mark_loaded;
+using ::rp::testing::ScriptedInserter;
 using std::chrono::milliseconds;
 
 constexpr char kRxeMissing[] = "module rdma_rxe not found in /lib/modules/6.1.0-28-amd64";
 
+// `live`: module loading is available (through a scripted kernel, in these tests).
 struct Env {
-  explicit Env(const std::string& dir, Clock::duration budget = std::chrono::seconds(20))
+  explicit Env(const std::string& dir, Clock::duration budget = std::chrono::seconds(20),
+               bool live = false)
       : root(dir),
         files(Root(dir)),
         log(vector_sink(&lines)),
-        ctx{files, false, Deadline(budget), log} {}
+        ctx{files, live, Deadline(budget), log} {}
   std::string root;
   RealFileOps files;
   std::vector<std::string> lines;
@@ -42,12 +51,31 @@ Action reload(PfcMasks pfc, const std::string& module = "mlx4_en") {
   return Action(ReloadModule{module, pfc}, "pfctx=0x00 pfcrx=0x00", "test");
 }
 
-ModuleLoading dry_run(milliseconds insert_time = milliseconds(0)) {
+ModuleLoading dry_run() {
   ModuleLoading how;
   how.loader.dry_run = true;
-  how.loader.dry_run_insert_time = insert_time;
   return how;
 }
+
+ModuleLoading through(std::shared_ptr<ScriptedInserter> kernel) {
+  ModuleLoading how;
+  how.loader.inserter = std::move(kernel);
+  return how;
+}
+
+// What each module needs (tests/modules/fake_rdma_tree.h).
+const std::map<std::string, std::vector<std::string>> kNeeds = {
+    {"ib_cm", {"ib_core"}},
+    {"iw_cm", {"ib_core"}},
+    {"ib_uverbs", {"ib_core"}},
+    {"ib_umad", {"ib_core"}},
+    {"rdma_cm", {"ib_core", "ib_cm", "iw_cm"}},
+    {"rdma_ucm", {"ib_core", "ib_cm", "ib_uverbs", "iw_cm", "rdma_cm"}},
+    {"ib_ipoib", {"ib_core", "ib_cm"}},
+    {"rpcrdma", {"sunrpc", "ib_core", "ib_cm", "iw_cm", "rdma_cm"}},
+    {"mlx4_en", {"mlx4_core"}},
+    {"mlx4_ib", {"ib_core", "ib_uverbs", "mlx4_core"}},
+};
 
 std::vector<const Action*> pointers(const std::vector<Action>& actions) {
   std::vector<const Action*> out;
@@ -81,42 +109,79 @@ TEST(ModuleExecutors, WithoutTheLiveKernelTheyAreSkipped) {
   }
 }
 
-TEST(ModuleExecutors, DryRunParallelLoadsShareDependencies) {
-  Env env(make_fake_rdma_root());
+TEST(ModuleExecutors, ParallelLoadsShareDependenciesAndRespectTheirOrder) {
+  const std::string root = make_fake_rdma_root();
+  auto kernel = std::make_shared<ScriptedInserter>(root, testing::InsertScript{milliseconds(40)});
+  Env env(root, std::chrono::seconds(20), true);
   const std::vector<Action> actions = {load("rdma_ucm"), load("ib_ipoib"), load("xprtrdma"),
                                        load("mlx4_ib"), load("ib_umad")};
-  // 21 insertions of 40 ms: 840 ms one after the other.
-  const auto t0 = Clock::now();
-  std::vector<Outcome> outs =
-      load_modules_parallel(env.ctx, pointers(actions), dry_run(milliseconds(40)));
-  const auto took = Clock::now() - t0;
+  std::vector<Outcome> outs = load_modules_parallel(env.ctx, pointers(actions), through(kernel));
   ASSERT_EQ(outs.size(), actions.size());
   const std::vector<std::string> last = {"rdma_ucm", "ib_ipoib [send_queue_size=256]", "rpcrdma",
                                          "mlx4_ib", "ib_umad"};
   for (size_t i = 0; i < outs.size(); ++i) {
     SCOPED_TRACE(actions[i].object());
     EXPECT_EQ(outs[i].kind, OutcomeKind::kDone) << outs[i].error.str();
-    EXPECT_NE(outs[i].detail.find("dry run: would insert "), std::string::npos) << outs[i].detail;
-    EXPECT_EQ(count(outs[i].detail, "ib_core"), 1u) << outs[i].detail;
     EXPECT_EQ(outs[i].detail.substr(outs[i].detail.size() - last[i].size()), last[i]);
   }
-  EXPECT_EQ(outs[2].detail,
-            "xprtrdma is an alias of rpcrdma; dry run: would insert sunrpc, ib_core, ib_cm, iw_cm, "
-            "rdma_cm, rpcrdma");
-  EXPECT_LT(took, milliseconds(600)) << "the loads did not run in parallel";
+  EXPECT_EQ(outs[2].detail.rfind("xprtrdma is an alias of rpcrdma; inserted ", 0), 0u)
+      << outs[2].detail;
+  EXPECT_EQ(count(everything(outs, {}), "ib_core"), 1u) << "one action inserted it";
+
+  // 12 modules, each inserted once, after what it needs, several at a time.
+  std::vector<std::string> order = kernel->inserted();
+  std::vector<std::string> sorted = order;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(sorted, (std::vector<std::string>{"ib_cm", "ib_core", "ib_ipoib", "ib_umad",
+                                              "ib_uverbs", "iw_cm", "mlx4_core", "mlx4_ib",
+                                              "rdma_cm", "rdma_ucm", "rpcrdma", "sunrpc"}));
+  for (size_t i = 0; i < order.size(); ++i) {
+    auto needs = kNeeds.find(order[i]);
+    if (needs == kNeeds.end()) continue;
+    for (const auto& dep : needs->second) {
+      auto at = std::find(order.begin(), order.end(), dep);
+      EXPECT_LT(at - order.begin(), static_cast<std::ptrdiff_t>(i))
+          << order[i] << " before " << dep;
+    }
+  }
+  EXPECT_GE(kernel->max_in_flight(), 2) << "the loads did not run in parallel";
 }
 
 TEST(ModuleExecutors, ModuleNeededByAnotherOfTheBatchIsLoadedFirst) {
-  Env env(make_fake_rdma_root());
-  // rdma_ucm needs ib_uverbs: 2 insertions, then 6 (50 ms each), one after the other.
+  const std::string root = make_fake_rdma_root();
+  auto kernel = std::make_shared<ScriptedInserter>(root, testing::InsertScript{milliseconds(20)});
+  Env env(root, std::chrono::seconds(20), true);
+  // rdma_ucm needs ib_uverbs: its load waits for that one, then inserts only what is left.
   const std::vector<Action> actions = {load("rdma_ucm"), load("ib_uverbs")};
-  const auto t0 = Clock::now();
-  std::vector<Outcome> outs =
-      load_modules_parallel(env.ctx, pointers(actions), dry_run(milliseconds(50)));
-  EXPECT_GE(Clock::now() - t0, milliseconds(400));
+  std::vector<Outcome> outs = load_modules_parallel(env.ctx, pointers(actions), through(kernel));
   EXPECT_EQ(outs[0].kind, OutcomeKind::kDone) << outs[0].error.str();
   EXPECT_EQ(outs[1].kind, OutcomeKind::kDone) << outs[1].error.str();
-  EXPECT_EQ(outs[1].detail, "dry run: would insert ib_core, ib_uverbs");
+  EXPECT_EQ(outs[1].detail, "inserted ib_core, ib_uverbs");
+  EXPECT_EQ(outs[0].detail, "inserted ib_cm, iw_cm, rdma_cm, rdma_ucm");
+  EXPECT_EQ(kernel->inserted(), (std::vector<std::string>{"ib_core", "ib_uverbs", "ib_cm", "iw_cm",
+                                                          "rdma_cm", "rdma_ucm"}));
+  EXPECT_EQ(kernel->max_in_flight(), 1);
+}
+
+TEST(ModuleExecutors, KernelRefusalIsReportedOnceForTheBatch) {
+  const std::string root = make_fake_rdma_root();
+  auto kernel = std::make_shared<ScriptedInserter>(root);
+  kernel->script("ib_core", {milliseconds(0), ENOEXEC});
+  Env env(root, std::chrono::seconds(20), true);
+  const std::vector<Action> actions = {load("ib_uverbs"), load("ib_umad"), load("sunrpc")};
+  std::vector<Outcome> outs = load_modules_parallel(env.ctx, pointers(actions), through(kernel));
+  EXPECT_EQ(outs[0].kind, OutcomeKind::kFailed);
+  EXPECT_EQ(outs[1].kind, OutcomeKind::kFailed);
+  const std::string full =
+      "cannot insert module ib_core (needed by ib_uverbs): Invalid module format (built for "
+      "another kernel?) (Exec format error)";
+  EXPECT_EQ(outs[0].error.str(), full);
+  EXPECT_EQ(outs[0].detail, "the kernel logs the reason: check dmesg");
+  EXPECT_EQ(outs[1].error.str(),
+            "needs module ib_core, which could not be loaded (see load-module ib_uverbs)");
+  EXPECT_EQ(outs[2].kind, OutcomeKind::kDone) << outs[2].error.str();
+  EXPECT_EQ(outs[2].detail, "inserted sunrpc");
+  EXPECT_EQ(kernel->inserted(), std::vector<std::string>{"sunrpc"});
 }
 
 TEST(ModuleExecutors, MissingModuleIsReportedOnceWithItsMessage) {
@@ -202,13 +267,19 @@ TEST(ModuleExecutors, IgnoredInstallCommandIsLogged) {
 }
 
 TEST(ModuleExecutors, DeadlineEndsTheBatch) {
-  Env env(make_fake_rdma_root(), milliseconds(150));
+  const std::string root = make_fake_rdma_root();
+  // Every insertion takes a second; the batch has 150 ms. The workers stuck in the kernel
+  // are left behind (they hold the kernel and the batch) and stop before their next step.
+  auto kernel = std::make_shared<ScriptedInserter>(root, testing::InsertScript{milliseconds(1000)});
+  Env env(root, milliseconds(150), true);
   const std::vector<Action> actions = {load("rdma_ucm"), load("ib_ipoib"), load("configfs")};
   const auto t0 = Clock::now();
-  std::vector<Outcome> outs =
-      load_modules_parallel(env.ctx, pointers(actions), dry_run(std::chrono::seconds(2)));
-  EXPECT_LT(Clock::now() - t0, milliseconds(1500));
+  std::vector<Outcome> outs = load_modules_parallel(env.ctx, pointers(actions), through(kernel));
+  EXPECT_LT(Clock::now() - t0, milliseconds(800));
   EXPECT_EQ(outs[0].kind, OutcomeKind::kTimedOut);
+  EXPECT_EQ(outs[0].error.str(),
+            "module rdma_ucm was still loading when the deadline passed (its initialisation goes "
+            "on in the kernel)");
   EXPECT_EQ(outs[1].kind, OutcomeKind::kTimedOut);
   EXPECT_EQ(outs[2].kind, OutcomeKind::kAlready);  // answered without waiting
 }
@@ -229,6 +300,21 @@ TEST(ModuleExecutors, ReloadRemovesThenLoadsWithTheNewOptions) {
   Outcome o = reload_module(env.ctx, reload({0x08, 0x08}), dry_run());
   EXPECT_EQ(o.kind, OutcomeKind::kDone) << o.error.str();
   EXPECT_EQ(o.detail, "dry run: would remove mlx4_en, then insert mlx4_en [pfctx=0x08 pfcrx=0x08]");
+}
+
+TEST(ModuleExecutors, ReloadReadsTheNewParametersBackFromTheKernel) {
+  const std::string root = make_fake_rdma_root();
+  mark_loaded(root, "mlx4_core", 1);
+  mark_loaded(root, "mlx4_en", 0);
+  auto kernel = std::make_shared<ScriptedInserter>(root);
+  Env env(root, std::chrono::seconds(20), true);
+  Outcome o = reload_module(env.ctx, reload({0x08, 0x08}), through(kernel));
+  EXPECT_EQ(o.kind, OutcomeKind::kDone) << o.error.str();
+  EXPECT_EQ(o.detail,
+            "removed mlx4_en, then inserted mlx4_en [pfctx=0x08 pfcrx=0x08]; read back pfctx=8 "
+            "pfcrx=8");
+  EXPECT_EQ(kernel->calls(),
+            (std::vector<std::string>{"remove mlx4_en", "insert mlx4_en pfctx=0x08 pfcrx=0x08"}));
 }
 
 TEST(ModuleExecutors, ReloadRefusesAModuleInUse) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "provision/kernel/rtnl.h"
+#include "provision/kernel/rtnl_testing.h"
 #include "tests/netns/netns.h"
 
 namespace {

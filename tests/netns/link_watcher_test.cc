@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "provision/kernel/rtnl.h"
+#include "provision/kernel/rtnl_testing.h"
 #include "tests/netns/netns.h"
 
 namespace rp {

@@ -10,6 +10,7 @@
 #include "provision/apply/context.h"
 #include "provision/apply/registry.h"
 #include "provision/kernel/rtnl.h"
+#include "provision/kernel/rtnl_testing.h"
 #include "tests/netns/netns.h"
 
 namespace rp {

@@ -12,6 +12,7 @@
 #include "provision/config/config.h"
 #include "provision/inventory/inventory.h"
 #include "provision/kernel/rtnl.h"
+#include "provision/kernel/rtnl_testing.h"
 #include "provision/plan/plan.h"
 #include "tests/netns/netns.h"
 

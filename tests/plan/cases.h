@@ -45,7 +45,12 @@ inline constexpr Case kGoldenCases[] = {
      "rd.rdma.wait=rxe0/1",
      nullptr},
     {"rxe_v1_refused", "rxe-virtio", "rd.rdma.roce=rxe0/1:v1", nullptr},
-    {"rxe_new_link", "rxe-virtio",
+    // eno1 (e1000e) has no RDMA device and rdma_rxe is not loaded: the module, then the
+    // link, then its RoCE defaults and the wait for its port.
+    {"rxe_new_link", "cx3-vpi",
+     "rd.rdma.rxe=eno1:rxe0 rd.rdma.roce=rxe0/1:v2:106 rd.rdma.wait=rxe0/1", nullptr},
+    // eth0 has its Soft-RoCE link already, as rxe0: nothing is planned, the notes say why.
+    {"rxe_exists_as_another_name", "rxe-virtio",
      "rd.rdma.rxe=eth0:rxe1 rd.rdma.roce=rxe1/1:v2:106 rd.rdma.wait=rxe1/1", nullptr},
     {"siw_existing", "siw", "rd.rdma.siw=ens785f0 rd.rdma.roce=*:v2", nullptr},
     {"four_hca_node_table", "four-hca", "rd.rdma.wait=all rd.rdma.timeout=120",

@@ -1,0 +1,26 @@
+// Route netlink requests only tests make: veth pairs that stand in for NICs inside a test's
+// network namespace, deleting links, and the bytes of a P_Key child request (there is no
+// IPoIB hardware where tests run). A testonly target: the program never links it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "provision/base/result.h"
+#include "provision/kernel/rtnl.h"
+
+namespace rp {
+
+// A veth pair, both ends in this namespace.
+Status rtnl_add_veth(const std::string& name, const std::string& peer);
+
+Status rtnl_delete_link(const std::string& name);
+
+// The RTM_NEWLINK request rtnl_add_pkey_child() sends for a parent with `parent_ifindex`.
+Result<std::vector<uint8_t>> rtnl_pkey_child_request(const PkeyChildSpec& spec, int parent_ifindex);
+
+// The request rtnl_set_ipoib_mode() sends for the link with `ifindex`.
+Result<std::vector<uint8_t>> rtnl_ipoib_mode_request(int ifindex, IpoibLinkMode mode);
+
+}  // namespace rp
