@@ -383,7 +383,7 @@ Outcome exec_port_type(ApplyContext& ctx, const Action& a, const SetPortType& p)
   };
   const unsigned other_port = p.port == 1 ? 2 : 1;
   if (p.other && !p.other_first && *p.other == p.type) {
-    w.staged = [p, other_port](int errnum) -> std::optional<Outcome> {
+    w.staged = [other_port](int errnum) -> std::optional<Outcome> {
       if (errnum != EOPNOTSUPP) return std::nullopt;
       return Outcome::done(
           "staged: this HCA takes one type for both ports (no DPDP); the "

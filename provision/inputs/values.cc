@@ -175,6 +175,14 @@ std::optional<std::string> parse_new_ifname(std::string_view s, const std::strin
                                             Diagnostics& d) {
   auto name = parse_ifname(s, where, d);
   if (!name) return std::nullopt;
+  // A name with '%' is a template to the kernel (net/core/dev.c dev_get_valid_name ->
+  // dev_prep_valid_name: "ib%d" becomes the first free ib<N>), not a name.
+  if (s.find('%') != std::string_view::npos) {
+    return bad<std::string>(where, d,
+                            "interface name " + shown(s) +
+                                " contains '%': the kernel takes it as a template (ib%d -> "
+                                "the first free ib<N>)");
+  }
   // The kernel's own names: renaming to one of them collides with the next device that
   // gets it by default.
   for (std::string_view prefix : {"ib", "eth"}) {

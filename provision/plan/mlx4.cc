@@ -45,7 +45,10 @@ void plan_mlx4_core(PlanBuilder& b) {
 }
 
 void plan_port_types(PlanBuilder& b) {
-  for (const auto& [pci, s] : b.cfg.mlx4) {
+  for (const auto& entry : b.cfg.mlx4) {
+    // Named, not structured bindings: the lambdas below capture them (C++17).
+    const PciAddress& pci = entry.first;
+    const Mlx4Setting& s = entry.second;
     const PciFunction* fn = function_at(b.inv, pci);
     const std::string reason = sources_of(s);
     if (!fn) {

@@ -75,6 +75,13 @@ void validate(const Config& cfg, Diagnostics& diag) {
       continue;
     }
     const std::string name = c.child_name();
+    if (c.name.empty() && name.size() > 15) {
+      // IFNAMSIZ (16 with the NUL): the kernel refuses it (dev_valid_name).
+      diag.error(c.source, "the default name of the P_Key child, " + quote(name) + ", is " +
+                               std::to_string(name.size()) +
+                               " bytes, longer than 15: give the child a name");
+      continue;
+    }
     if (!children.insert(name).second || cfg.names.count(name)) {
       diag.error(c.source, "interface name " + quote(name) + " is used twice");
     }

@@ -422,6 +422,9 @@ const Bad kBad[] = {
      "cmdline: rd.rdma.wait=mlx$5/1: RDMA device name 'mlx$5' may contain only letters, digits, "
      "'_', '-' and '.'"},
     {"rd.rdma.wait=..", "cmdline: rd.rdma.wait=..: interface name '..' is reserved"},
+    {"rd.rdma.name=ib%d:0002:c903:0031:78f2",
+     "cmdline: rd.rdma.name=ib%d:0002:c903:0031:78f2: interface name 'ib%d' contains '%': the "
+     "kernel takes it as a template (ib%d -> the first free ib<N>)"},
     {"rd.rdma.mlx4.pfc=08",
      "cmdline: rd.rdma.mlx4.pfc=08: pfctx '08' is not a number: with a leading zero the kernel "
      "reads octal"},

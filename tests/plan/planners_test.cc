@@ -215,6 +215,25 @@ TEST(WaitsPlanner, NoneCancelsTheWaitsBeforeIt) {
   EXPECT_EQ(p.actions[0].reason, "cmdline: rd.rdma.wait=mlx4_0/2");
 }
 
+TEST(Validate, ADefaultChildNameLongerThan15BytesIsInvalid) {
+  Config cfg;
+  PkeyChild c;
+  c.parent = "storage-fab0";  // 12 bytes: "storage-fab0.8001" is 17
+  c.pkey = 0x1;
+  c.source = "test:8";
+  cfg.pkeys[{c.parent, c.pkey}] = c;
+  Diagnostics d;
+  validate(cfg, d);
+  ASSERT_EQ(d.errors.size(), 1u);
+  EXPECT_EQ(d.errors[0].str(),
+            "test:8: the default name of the P_Key child, 'storage-fab0.8001', is 17 bytes, "
+            "longer than 15: give the child a name");
+  cfg.pkeys.begin()->second.name = "stor.8001";
+  Diagnostics named;
+  validate(cfg, named);
+  EXPECT_TRUE(named.ok());
+}
+
 TEST(Actions, TextsComeFromTheParameters) {
   const Action a(SetPortType{*PciAddress::parse("81:00.0"), 2, PortType::kEth}, "ib", "test");
   EXPECT_EQ(to_string(a.kind()), "port-type");
