@@ -1,6 +1,8 @@
 // Modules: mlx4_en with the PFC masks, the RDMA driver of each NIC driver present, the
 // modules the inputs ask for, and those the configured capabilities need (ib_ipoib,
 // rdma_cm, rdma_rxe, siw). libkmod adds the dependencies at apply time.
+#include <map>
+
 #include "provision/base/strings.h"
 #include "provision/plan/builder.h"
 #include "provision/plan/drivers.h"
@@ -44,6 +46,83 @@ void plan_pfc(PlanBuilder& b) {
   b.set_module_action("mlx4_en", b.add(std::move(a)));
 }
 
+// rdma-core loads its module lists per technology: kernel-boot/rdma-hw-modules.rules tags
+// an RDMA device ID_RDMA_INFINIBAND, _ROCE, _IWARP or _OPA, and rdma-load-modules@.service
+// then loads infiniband.conf, roce.conf, iwarp.conf or opa.conf; rdma.conf with any RDMA
+// device (kernel-boot/rdma-description.rules). The same rule here, on what is present and
+// what this plan makes appear.
+struct Technologies {
+  bool any = false, infiniband = false, roce = false, iwarp = false, opa = false;
+};
+
+Technologies technologies(const PlanBuilder& b) {
+  Technologies t;
+  const Inventory& inv = b.inv;
+  for (const auto& d : inv.rdma) {
+    t.any = true;
+    t.opa |= d.driver == "hfi1";
+    for (const auto& p : d.ports) {
+      const bool rocev = p.roce_v1 || p.roce_v2;
+      t.infiniband |= p.link_layer == LinkLayer::kInfiniBand && d.driver != "hfi1";
+      t.roce |= p.link_layer == LinkLayer::kEthernet && rocev;
+      t.iwarp |= p.link_layer == LinkLayer::kEthernet && !rocev;
+    }
+  }
+  // Devices this run makes appear: a driver whose device does not exist yet could be of
+  // any technology until it registers (an mlx5 port is InfiniBand or Ethernet by firmware),
+  // except where its files tell (mlx4 port types), and soft links are what they are.
+  for (const auto& f : inv.pci) {
+    bool has_device = false;
+    for (const auto& d : inv.rdma) has_device |= d.pci && *d.pci == f.address;
+    if (has_device) continue;
+    if (f.driver == "hfi1") {
+      t.any = t.opa = true;
+    } else if (!f.mlx4_ports.empty()) {
+      t.any = true;
+      for (const auto& m : f.mlx4_ports) {
+        t.infiniband |= m.value == "ib" || m.value == "auto (ib)";
+        t.roce |= is_eth(m.value);
+      }
+    } else if (rdma_driver_for(f.driver)) {
+      t.any = t.infiniband = t.roce = t.iwarp = true;
+    }
+  }
+  for (const auto& [netdev, l] : b.cfg.soft_links) {
+    t.any = true;
+    (l.kind == SoftKind::kRxe ? t.roce : t.iwarp) = true;
+  }
+  return t;
+}
+
+// Whether a module asked for by `source` is wanted on this node: rdma-core's lists only
+// with a device of their technology; everything else always.
+std::optional<std::string> list_not_wanted(const Technologies& t, const std::string& source) {
+  static const std::string kDir = "/etc/rdma/modules/";
+  if (!starts_with(source, kDir)) return std::nullopt;
+  const std::string file = source.substr(kDir.size(), source.find(':') - kDir.size());
+  struct List {
+    const char* file;
+    bool Technologies::*present;
+    const char* what;
+  };
+  static const List kLists[] = {
+      {"rdma.conf", &Technologies::any, "RDMA device"},
+      {"infiniband.conf", &Technologies::infiniband, "InfiniBand device"},
+      {"roce.conf", &Technologies::roce, "RoCE device"},
+      {"iwarp.conf", &Technologies::iwarp, "iWARP device"},
+      {"opa.conf", &Technologies::opa, "Omni-Path (hfi1) device"},
+  };
+  for (const auto& l : kLists) {
+    if (file == l.file) {
+      if (t.*l.present) return std::nullopt;
+      return std::string("no ") + l.what + " is present or expected";
+    }
+  }
+  // Other files in that directory are no rdma-core list (no udev rule names them): an
+  // administrator put them there for us, so they load as asked.
+  return std::nullopt;
+}
+
 }  // namespace
 
 void plan_modules(PlanBuilder& b) {
@@ -65,7 +144,23 @@ void plan_modules(PlanBuilder& b) {
   }
   for (const auto& d : inv.rdma)
     for (const auto& p : d.ports) any_ib_port |= p.link_layer == LinkLayer::kInfiniBand;
-  for (const auto& m : cfg.modules) b.load_module(m.value, m.source);
+  const Technologies tech = technologies(b);
+  std::map<std::string, std::vector<std::string>> skipped;  // file -> modules
+  std::map<std::string, std::string> why;
+  for (const auto& m : cfg.modules) {
+    if (auto no = list_not_wanted(tech, m.source)) {
+      const std::string file = m.source.substr(0, m.source.find(':'));
+      skipped[file].push_back(m.value);
+      why[file] = *no;
+      continue;
+    }
+    b.load_module(m.value, m.source);
+  }
+  for (const auto& [file, modules] : skipped) {
+    std::string list;
+    for (const auto& m : modules) list += (list.empty() ? "" : " ") + m;
+    b.note(file + ": not loaded (" + why[file] + ", as rdma-core's udev rules decide): " + list);
+  }
   if (!cfg.ipoib.empty()) {
     const IpoibSetting& s = cfg.ipoib.begin()->second;
     b.load_module("ib_ipoib", s.mode ? s.mode->source : "IPoIB settings");

@@ -234,6 +234,46 @@ TEST(Validate, ADefaultChildNameLongerThan15BytesIsInvalid) {
   EXPECT_TRUE(named.ok());
 }
 
+Config rdma_core_lists() {
+  Config cfg;
+  cfg.modules = {{"ib_uverbs", "/etc/rdma/modules/rdma.conf:3"},
+                 {"ib_ipoib", "/etc/rdma/modules/infiniband.conf:2"},
+                 {"rdma_ucm", "/etc/rdma/modules/roce.conf:1"},
+                 {"iw_cm", "/etc/rdma/modules/iwarp.conf:1"},
+                 {"opa_vnic", "/etc/rdma/modules/opa.conf:1"}};
+  return cfg;
+}
+
+TEST(ModulesPlanner, RdmaCoreListsLoadOnlyWithADeviceOfTheirTechnology) {
+  // A RoCE node (kernel-boot/rdma-hw-modules.rules would tag it ID_RDMA_ROCE).
+  const Plan roce = make_plan(rdma_core_lists(), roce_port(true, true));
+  EXPECT_TRUE(loads(roce, "ib_uverbs")) << plan_text(roce);
+  EXPECT_TRUE(loads(roce, "rdma_ucm")) << plan_text(roce);
+  EXPECT_FALSE(loads(roce, "ib_ipoib")) << plan_text(roce);
+  EXPECT_FALSE(loads(roce, "iw_cm")) << plan_text(roce);
+  EXPECT_FALSE(loads(roce, "opa_vnic")) << plan_text(roce);
+  bool noted = false;
+  for (const auto& n : roce.notes) {
+    noted |= n ==
+             "/etc/rdma/modules/opa.conf: not loaded (no Omni-Path (hfi1) device is present "
+             "or expected, as rdma-core's udev rules decide): opa_vnic";
+  }
+  EXPECT_TRUE(noted) << plan_text(roce);
+  // A node without RDMA loads none of them.
+  const Plan none = make_plan(rdma_core_lists(), Inventory{});
+  EXPECT_TRUE(none.actions.empty()) << plan_text(none);
+  // A ConnectX-5 whose device is not registered yet may be either: both lists load.
+  Inventory cx5;
+  PciFunction f;
+  f.address = *PciAddress::parse("0000:3b:00.0");
+  f.driver = "mlx5_core";
+  cx5.pci.push_back(f);
+  const Plan early = make_plan(rdma_core_lists(), cx5);
+  EXPECT_TRUE(loads(early, "ib_ipoib")) << plan_text(early);
+  EXPECT_TRUE(loads(early, "rdma_ucm")) << plan_text(early);
+  EXPECT_FALSE(loads(early, "opa_vnic")) << plan_text(early);
+}
+
 TEST(Actions, TextsComeFromTheParameters) {
   const Action a(SetPortType{*PciAddress::parse("81:00.0"), 2, PortType::kEth}, "ib", "test");
   EXPECT_EQ(to_string(a.kind()), "port-type");
