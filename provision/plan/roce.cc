@@ -95,7 +95,10 @@ void plan_roce(PlanBuilder& b) {
                                    "the Pro's RoCE v2 support, or a kernel without it)");
       continue;
     }
-    const std::string cur = r.present ? r.present->cm_roce_mode : "";
+    // A device this run creates starts with the kernel's default: RoCE v2 where the port
+    // supports it (cma.c cma_add_one: CMA_PREFERRED_ROCE_GID_TYPE), which a new Soft-RoCE
+    // port does.
+    const std::string cur = r.present ? r.present->cm_roce_mode : r.v2_only ? "RoCE v2" : "";
     if (cur == configfs_value(m.value)) continue;
     mode_action[k] =
         b.add(roce_action(SetRoceMode{k.first, k.second, m.value}, k, r, cur, m.source, cm));
