@@ -114,6 +114,9 @@ struct Config {
   Sourced<unsigned> timeout_s{60, "default"};    // hard deadline for a whole run
   Sourced<bool> required{false, "default"};      // a failure stops the boot (dracut)
   Sourced<bool> allow_reload{false, "default"};  // may reload mlx4_en to change PFC
+  // May rename an interface that is not RDMA/IPoIB hardware out of the way of a wanted
+  // name (a management NIC must not move unless the administrator says so).
+  Sourced<bool> allow_rename_other{false, "default"};
 
   std::vector<Sourced<std::string>> modules;  // in order of first request, no duplicates
   std::map<std::string, Sourced<std::string>> module_options;  // module -> "a=1 b=2"

@@ -130,6 +130,8 @@ constexpr Key kKeys[] = {
      [](P p, V v) { put(p, parse_bool(v, p.where, p.diag), p.cfg.required); }},
     {"general", "allow_reload",
      [](P p, V v) { put(p, parse_bool(v, p.where, p.diag), p.cfg.allow_reload); }},
+    {"general", "allow_rename_other",
+     [](P p, V v) { put(p, parse_bool(v, p.where, p.diag), p.cfg.allow_rename_other); }},
     {"general", "timeout",
      [](P p, V v) { put(p, parse_timeout(v, p.where, p.diag), p.cfg.timeout_s); }},
     {"general", "wait", [](P p, V v) { parse_wait_list(v, p.where, p.cfg, p.diag); }},

@@ -4,6 +4,7 @@
 // an unrelated interface holding a wanted name). An IPoIB interface that appears only
 // when ib_ipoib loads is renamed then.
 #include "provision/plan/builder.h"
+#include "provision/plan/drivers.h"
 #include "provision/plan/rename_solver.h"
 
 namespace rp {
@@ -25,6 +26,13 @@ bool port_with_guid(const Inventory& inv, uint64_t guid) {
     for (const auto& p : d.ports)
       if (p.guid && p.guid->value == guid) return true;
   return false;
+}
+
+// Whether an interface is RDMA or IPoIB hardware: IPoIB, under an RDMA device, or driven
+// by a NIC driver with an RDMA side (plan/drivers.h).
+bool rdma_hardware(const NetDev& n) {
+  return n.type == kArphrdInfiniband || !n.rdma_device.empty() ||
+         rdma_driver_for(n.driver).has_value();
 }
 
 const NetDev* netdev_by_index(const Inventory& inv, int ifindex) {
@@ -60,6 +68,31 @@ void plan_renames(PlanBuilder& b) {
   }
   std::map<std::string, int> holders;
   for (const auto& n : b.inv.netdevs) holders[n.name] = n.ifindex;
+  // An interface in the way that is not being renamed itself must be RDMA hardware, or the
+  // administrator must allow moving it: renaming a management NIC cuts the node off.
+  std::vector<RenameMove> allowed;
+  std::vector<std::string> allowed_reasons;
+  for (size_t i = 0; i < moves.size(); ++i) {
+    auto h = holders.find(moves[i].to);
+    bool moving = false;
+    for (const auto& m : moves) moving |= h != holders.end() && m.ifindex == h->second;
+    const NetDev* holder = h == holders.end() ? nullptr : netdev_by_index(b.inv, h->second);
+    if (holder && !moving && !rdma_hardware(*holder) && !b.cfg.allow_rename_other.value) {
+      const NetDev* n = netdev_by_index(b.inv, moves[i].ifindex);
+      b.diag().error(reasons[i], "interface " + holder->name + " (" + holder->address.str() +
+                                     (holder->driver.empty() ? "" : ", " + holder->driver) +
+                                     ") holds the name wanted for " + n->name + " (" +
+                                     n->address.str() +
+                                     ") and is not RDMA hardware: it is not renamed (allow_rename_"
+                                     "other = yes in [general] allows it), so neither is " +
+                                     n->name);
+      continue;
+    }
+    allowed.push_back(moves[i]);
+    allowed_reasons.push_back(reasons[i]);
+  }
+  moves.swap(allowed);
+  reasons.swap(allowed_reasons);
   std::optional<size_t> prev;
   for (const RenameStep& s : solve_renames(moves, holders)) {
     const NetDev* n = netdev_by_index(b.inv, s.ifindex);

@@ -89,12 +89,24 @@ TEST_F(RenamePlanTest, SwapsTheNamesOfTwoInterfaces) {
   EXPECT_EQ(renames(plan_for(cfg)), 0u);
 }
 
-TEST_F(RenamePlanTest, MovesAnUnrelatedInterfaceOutOfTheWay) {
+TEST_F(RenamePlanTest, AnUnrelatedNonRdmaInterfaceInTheWayIsAnError) {
+  // lan0 (a veth: no RDMA side) could be the management NIC: never moved unasked.
+  ASSERT_TRUE(rtnl_add_veth("lan0", "other"));
+  ASSERT_TRUE(rtnl_add_veth("eth-a", "eth-b"));
+  const Plan plan = plan_for(names({{"lan0", mac_of("eth-a")}}));
+  EXPECT_EQ(renames(plan), 0u) << plan_text(plan);
+  ASSERT_EQ(plan.diag.errors.size(), 1u) << plan_text(plan);
+  EXPECT_NE(plan.diag.errors[0].str().find("interface lan0 ("), std::string::npos);
+  EXPECT_NE(plan.diag.errors[0].str().find("so neither is eth-a"), std::string::npos);
+}
+
+TEST_F(RenamePlanTest, MovesAnUnrelatedInterfaceOutOfTheWayWhenAllowed) {
   ASSERT_TRUE(rtnl_add_veth("lan0", "other"));  // holds the wanted name, matches nothing
   ASSERT_TRUE(rtnl_add_veth("eth-a", "eth-b"));
   const MacAddress holder = mac_of("lan0"), wanted = mac_of("eth-a");
   const int holder_index = rtnl_get_link("lan0")->ifindex;
-  const Config cfg = names({{"lan0", wanted}});
+  Config cfg = names({{"lan0", wanted}});
+  cfg.allow_rename_other = {true, "test"};
   const Plan plan = plan_for(cfg);
   ASSERT_EQ(renames(plan), 2u) << plan_text(plan);
   EXPECT_FALSE(plan.diag.warnings.empty()) << "the displaced interface is reported";

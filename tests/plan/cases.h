@@ -25,7 +25,11 @@ inline constexpr Case kGoldenCases[] = {
     {"cx3_already_there", "cx3-vpi", "rd.rdma.mlx4=0000:81:00.0/ib,eth rd.rdma.wait=mlx4_0/1",
      "[ipoib ib0]\nmode = datagram\nmtu = 2044\n"},
     {"cx3_absent_card", "cx3-vpi", "rd.rdma.mlx4=0000:99:00.0/eth rd.rdma.roce=mlx5_7:v2", nullptr},
+    // eno1 (e1000e, no RDMA side: the management NIC) holds the wanted name: an error...
     {"cx3_name_collision", "cx3-vpi", "rd.rdma.name=eno1:f4:52:14:7b:cb:a2", nullptr},
+    // ...unless the configuration allows moving it out of the way.
+    {"cx3_name_collision_allowed", "cx3-vpi", "rd.rdma.name=eno1:f4:52:14:7b:cb:a2",
+     "[general]\nallow_rename_other = yes\n"},
     {"sriov_read_only", "cx3-sriov-eth", "rd.rdma.mlx4=0000:03:00.0/ib,ib", nullptr},
     {"cx5_ib_connected_refused", "cx5-ib", "rd.rdma.ipoib=ib0:connected:65520", nullptr},
     {"cx5_ib_mtu_over_link", "cx5-ib", "rd.rdma.ipoib=ib0:datagram:4096", nullptr},
