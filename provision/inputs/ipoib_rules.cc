@@ -165,6 +165,17 @@ std::optional<std::string> udev_name(const std::string& name, const std::string&
                           " uses udev substitutions ('%' or '$'); only fixed names are read here");
     return std::nullopt;
   }
+  // rdma-core's own example names ports ib0/ib1 and udev applies such a rule; the guides
+  // call it "not recommended". A warning here, an error only in our own inputs.
+  if (is_kernel_own_name(name)) {
+    auto ok = parse_ifname(name, where, diag);
+    if (ok) {
+      diag.warn(where, "interface name " + shown(name) +
+                           " is of the kernel's own form and may collide with an unrenamed "
+                           "device (not recommended; kept as udev would apply it)");
+    }
+    return ok;
+  }
   return parse_new_ifname(name, where, diag);
 }
 

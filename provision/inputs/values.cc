@@ -185,16 +185,23 @@ std::optional<std::string> parse_new_ifname(std::string_view s, const std::strin
   }
   // The kernel's own names: renaming to one of them collides with the next device that
   // gets it by default.
+  if (is_kernel_own_name(s)) {
+    return bad<std::string>(where, d,
+                            "interface name " + shown(s) + " is of the kernel's own " +
+                                std::string(starts_with(s, "ib") ? "ib" : "eth") +
+                                "<N> form and would collide with an unrenamed device");
+  }
+  return name;
+}
+
+bool is_kernel_own_name(std::string_view s) {
   for (std::string_view prefix : {"ib", "eth"}) {
     std::string_view n = s.substr(std::min(prefix.size(), s.size()));
     if (starts_with(s, prefix) && !n.empty() && std::all_of(n.begin(), n.end(), digit)) {
-      return bad<std::string>(where, d,
-                              "interface name " + shown(s) + " is of the kernel's own " +
-                                  std::string(prefix) +
-                                  "<N> form and would collide with an unrenamed device");
+      return true;
     }
   }
-  return name;
+  return false;
 }
 
 std::optional<std::string> parse_rdma_name(std::string_view s, const std::string& where,

@@ -47,6 +47,25 @@ const char kMlx4Conf[] =
     "0000:81:00.0 ib\n"
     "0000:82:00.0\tauto   ib   \n";
 
+TEST(IpoibRules, ARuleNamingAPortIb0IsKeptWithAWarning) {
+  // Not recommended, but udev applies it: a warning, not invalid input (only our own
+  // inputs are refused such names).
+  Config cfg;
+  Diagnostics diag;
+  parse_ipoib_rules(
+      "ACTION==\"add\", SUBSYSTEM==\"net\", DRIVERS==\"?*\", ATTR{type}==\"32\", "
+      "ATTR{address}==\"?*00:02:c9:03:00:31:78:f2\", NAME=\"ib0\"\n",
+      kRules, cfg, diag);
+  EXPECT_TRUE(diag.errors.empty()) << strs(diag.errors)[0];
+  ASSERT_EQ(diag.warnings.size(), 1u);
+  EXPECT_EQ(diag.warnings[0].str(),
+            std::string(kRules) +
+                ":1: interface name 'ib0' is of the kernel's own form and may collide with an "
+                "unrenamed device (not recommended; kept as udev would apply it)");
+  ASSERT_EQ(cfg.names.count("ib0"), 1u);
+  EXPECT_EQ(cfg.names.at("ib0").value.str(), "0002:c903:0031:78f2");
+}
+
 TEST(Mlx4Conf, ShippedTemplatePlusCardsSetsPortTypesWithTheirLines) {
   Config cfg;
   Diagnostics diag;
@@ -594,9 +613,6 @@ std::vector<Bad> bad_inputs() {
        {P + "1: pfctx '0x1ff' is out of range 0..0xff",
         P + "2: pfcrx 'x' is not a number (a priority bitmask, e.g. 0x08)"}},
       // 70-persistent-ipoib.rules
-      {"RuleNameOfTheKernelsOwnForm", parse_ipoib_rules, kRules, r1 + "NAME=\"ib0\"\n",
-       {U + "1: interface name 'ib0' is of the kernel's own ib<N> form and would collide with an "
-            "unrenamed device"}},
       {"RuleNameTooLong", parse_ipoib_rules, kRules, r1 + "NAME=\"infiniband_storage0\"\n",
        {U + "1: interface name 'infiniband_storage0' is longer than 15 bytes"}},
       {"RuleNameWithColon", parse_ipoib_rules, kRules, r1 + "NAME=\"ib:a\"\n",
@@ -641,19 +657,17 @@ std::vector<Bad> bad_inputs() {
             "ATTR{address}"}},
       {"RuleErrorOnAContinuedLineNamesTheFirst", parse_ipoib_rules, kRules,
        "# x\n" + kRuleHead + "\\\n  ATTR{address}==\"?*00:02:c9:03:00:31:78:f2\", \\\n"
-                             "  NAME=\"eth7\"\n",
-       {U + "2: interface name 'eth7' is of the kernel's own eth<N> form and would collide with "
-            "an unrenamed device"}},
+                             "  NAME=\"eth:7\"\n",
+       {U + "2: interface name 'eth:7' contains '/', ':', a space or a control character"}},
       {"RuleAddressOfNoKnownLengthWithoutType", parse_ipoib_rules, kRules,
        "ATTR{address}==\"?*00:02:c9:03\", NAME=\"mlx4_ib0\"\n",
        {U + "1: ATTR{address} match '?*00:02:c9:03' has 4 bytes; expected '?*' and the 8 bytes "
             "of a port GUID, or a 6-byte MAC address"}},
       {"RuleBadAddressAndBadNameBothReported", parse_ipoib_rules, kRules,
-       kRuleHead + "ATTR{address}==\"?*00:02\", NAME=\"ib1\"\n",
+       kRuleHead + "ATTR{address}==\"?*00:02\", NAME=\"ib/1\"\n",
        {U + "1: IPoIB (type 32) address match '?*00:02' has 2 bytes; expected '?*' and the 8 "
             "bytes of the port GUID",
-        U + "1: interface name 'ib1' is of the kernel's own ib<N> form and would collide with an "
-            "unrenamed device"}},
+        U + "1: interface name 'ib/1' contains '/', ':', a space or a control character"}},
   };
   // clang-format on
 }
