@@ -33,8 +33,10 @@ RdmaPort read_port(const Root& root, const std::string& dir, unsigned num, bool 
   p.state = parse_port_state(root.read_or(dir + "/state", ""));
   p.link_layer = parse_link_layer(root.read_or(dir + "/link_layer", ""));
   p.guid = guid_of_gid(root.read_or(dir + "/gids/0", ""));
+  // The plan needs the physical state of a port that is not ACTIVE: a Disabled port is
+  // waited for only when asked for by name (rd.rdma.wait=all skips it).
+  if (full || p.state != PortState::kActive) p.phys_state = root.read_or(dir + "/phys_state", "");
   if (full) {
-    p.phys_state = root.read_or(dir + "/phys_state", "");
     p.rate = root.read_or(dir + "/rate", "");
     p.lid = static_cast<unsigned>(parse_hex(root.read_or(dir + "/lid", "0")).value_or(0));
     p.sm_lid = static_cast<unsigned>(parse_hex(root.read_or(dir + "/sm_lid", "0")).value_or(0));

@@ -51,6 +51,58 @@ void wait_link(PlanBuilder& b, const std::string& ifname, const std::string& rea
   b.add(std::move(a));
 }
 
+using PortKey = std::pair<std::string, unsigned>;
+
+// The RDMA port under an interface the configuration names, present or awaited.
+void add_port_of(const PlanBuilder& b, const std::string& ifname, std::set<PortKey>& out) {
+  const Iface* f = b.iface(ifname);
+  if (f && f->netdev && !f->netdev->rdma_device.empty()) {
+    out.insert({f->netdev->rdma_device, f->netdev->rdma_port});
+  }
+}
+
+// What rd.rdma.wait=all waits for: every port the configuration involves (the interfaces
+// it names or configures, the devices it gives RoCE defaults or soft links, the mlx4
+// cards it sets), never a port nobody asked about (an unplugged second port would run
+// into the deadline) and never a port whose physical state is Disabled.
+std::set<PortKey> involved_ports(const PlanBuilder& b) {
+  const Config& cfg = b.cfg;
+  std::set<PortKey> out;
+  for (const auto& [name, key] : cfg.names) {
+    add_port_of(b, name, out);
+    if (key.value.is_guid) {  // an IPoIB interface that appears during apply
+      for (const auto& d : b.inv.rdma)
+        for (const auto& p : d.ports)
+          if (p.guid && p.guid->value == key.value.value) out.insert({d.name, p.num});
+    }
+  }
+  for (const auto& [ifname, s] : cfg.ipoib) add_port_of(b, ifname, out);
+  for (const auto& [k, c] : cfg.pkeys) add_port_of(b, c.parent, out);
+  for (const auto& [ifname, a] : cfg.addresses) add_port_of(b, ifname, out);
+  for (const auto& [netdev, l] : cfg.soft_links) add_port_of(b, b.final_name(netdev), out);
+  for (const auto& [name, sl] : b.planned_soft()) out.insert({name, 1});
+  for (const auto& d : b.inv.rdma) {
+    const bool card = d.pci && cfg.mlx4.count(*d.pci);
+    for (const auto& p : d.ports) {
+      bool roce = false;
+      for (const auto& [k, s] : cfg.roce) {
+        roce |= (k.first == "*" || k.first == d.name) && (k.second == 0 || k.second == p.num) &&
+                p.link_layer == LinkLayer::kEthernet;
+      }
+      if (card || roce) out.insert({d.name, p.num});
+    }
+  }
+  return out;
+}
+
+bool disabled(const PlanBuilder& b, const PortKey& k) {
+  const RdmaDevice* d = b.inv.find_rdma(k.first);
+  if (!d) return false;
+  for (const auto& p : d->ports)
+    if (p.num == k.second) return p.phys_state.find("Disabled") != std::string::npos;
+  return false;
+}
+
 }  // namespace
 
 void plan_waits(PlanBuilder& b) {
@@ -58,9 +110,14 @@ void plan_waits(PlanBuilder& b) {
   // "none" cancels every wait given before it (files first, then the command line).
   for (const auto& w : b.cfg.effective_waits()) {
     if (w.value == "all") {
-      for (const auto& d : b.inv.rdma)
-        for (const auto& p : d.ports) wait_port(b, waited, d.name, p.num, w.source);
-      for (const auto& [name, sl] : b.planned_soft()) wait_port(b, waited, name, 1, w.source);
+      for (const auto& k : involved_ports(b)) {
+        if (disabled(b, k)) {
+          b.note("wait for " + k.first + "/" + std::to_string(k.second) + " (" + w.source +
+                 "): the port is Disabled; name it to wait for it anyway");
+          continue;
+        }
+        wait_port(b, waited, k.first, k.second, w.source);
+      }
       continue;
     }
     if (auto slash = w.value.find('/'); slash != std::string::npos) {

@@ -42,6 +42,10 @@ inline constexpr Case kGoldenCases[] = {
     {"cx5_ib_netlink_child", "cx5-ib",
      "rd.rdma.name=fabric0:0c42:a103:0016:b2c4 rd.rdma.pkey=fabric0:0x40:hpc0", nullptr},
     {"cx5_roce_all_ports", "cx5-roce", "rd.rdma.roce=*:v2:106", nullptr},
+    // wait=all: the ports the configuration involves; mlx5_1/1 is Disabled (not waited
+    // for), and an unconfigured node waits for nothing (four_hca_wait_all_alone).
+    {"cx5_roce_wait_all", "cx5-roce", "rd.rdma.roce=*:v2:106 rd.rdma.wait=all", nullptr},
+    {"four_hca_wait_all_alone", "four-hca", "rd.rdma.wait=all", nullptr},
     {"cx5_roce_swap_names", "cx5-roce",
      "rd.rdma.name=ens1f1np1:98:03:9b:46:8a:10 rd.rdma.name=ens1f0np0:98:03:9b:46:8a:11", nullptr},
     {"rxe_existing", "rxe-virtio",
