@@ -87,7 +87,8 @@ struct NetDev {
 
 struct Inventory {
   std::vector<RdmaDevice> rdma;
-  std::vector<PciFunction> pci;  // functions with an RDMA-capable driver
+  std::vector<PciFunction> pci;         // functions with an RDMA-capable driver
+  std::vector<PciAddress> pci_present;  // every PCI function, whatever drives it
   std::vector<NetDev> netdevs;
   std::string kernel_release;        // /proc/sys/kernel/osrelease
   std::vector<std::string> modules;  // loaded (/proc/modules) or built in (modules.builtin)

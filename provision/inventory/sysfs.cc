@@ -104,6 +104,7 @@ void discover_pci(const Root& root, Inventory& inv, bool full) {
     const std::string dir = "/sys/bus/pci/devices/" + bdf;
     auto addr = PciAddress::parse(bdf);
     if (!addr) continue;
+    inv.pci_present.push_back(*addr);
     PciFunction f;
     f.address = *addr;
     f.driver = root.link_basename(dir + "/driver").value_or("");

@@ -2,6 +2,8 @@
 // files (drivers/net/ethernet/mellanox/mlx4/main.c: set_port_type_store,
 // set_port_ib_mtu). They come before mlx4_en and mlx4_ib load: a type change unregisters
 // and re-registers the whole card.
+#include <algorithm>
+
 #include "provision/base/strings.h"
 #include "provision/plan/builder.h"
 
@@ -35,13 +37,23 @@ std::string sources_of(const Mlx4Setting& s) {
   return reason;
 }
 
+bool present(const Inventory& inv, const PciAddress& pci) {
+  return std::find(inv.pci_present.begin(), inv.pci_present.end(), pci) != inv.pci_present.end();
+}
+
 }  // namespace
 
 void plan_mlx4_core(PlanBuilder& b) {
-  // Port types are set through mlx4_core's sysfs files, before mlx4_en and mlx4_ib.
-  if (b.cfg.mlx4.empty()) return;
-  const Mlx4Setting& first = b.cfg.mlx4.begin()->second;
-  b.load_module("mlx4_core", first.type[0] ? first.type[0]->source : "mlx4 port types");
+  // Port types are set through mlx4_core's sysfs files, before mlx4_en and mlx4_ib. Only
+  // for a configured card that is there: a cluster-wide config must not load mlx4 on the
+  // nodes without the card.
+  for (const auto& [pci, s] : b.cfg.mlx4) {
+    if (!present(b.inv, pci)) continue;
+    b.load_module("mlx4_core", s.type[0]   ? s.type[0]->source
+                               : s.type[1] ? s.type[1]->source
+                                           : "mlx4 port types");
+    return;
+  }
 }
 
 void plan_port_types(PlanBuilder& b) {
@@ -51,6 +63,11 @@ void plan_port_types(PlanBuilder& b) {
     const Mlx4Setting& s = entry.second;
     const PciFunction* fn = function_at(b.inv, pci);
     const std::string reason = sources_of(s);
+    PciFunction undriven;  // present, no driver bound yet: mlx4_core will create the files
+    if (!fn && present(b.inv, pci)) {
+      undriven.address = pci;
+      fn = &undriven;
+    }
     if (!fn) {
       b.note("mlx4 " + pci.str() + " (" + reason + "): not present");
       continue;

@@ -130,8 +130,11 @@ void plan_modules(PlanBuilder& b) {
   const Inventory& inv = b.inv;
   plan_pfc(b);
   bool any_eth = false, any_ib_port = false;
-  for (const auto& [pci, s] : cfg.mlx4)
-    for (const auto& t : s.type) any_eth |= t && t->value == PortType::kEth;
+  for (const auto& [pci, s] : cfg.mlx4) {
+    bool card_present = false;
+    for (const auto& f : inv.pci) card_present |= f.address == pci;
+    for (const auto& t : s.type) any_eth |= card_present && t && t->value == PortType::kEth;
+  }
   for (const auto& f : inv.pci) {
     for (const auto& m : f.mlx4_ports) any_eth |= is_eth(m.value);
     if (auto rdma = rdma_driver_for(f.driver)) {

@@ -40,6 +40,32 @@ TEST(ModulesPlanner, AnAutoPortSensedAsInfinibandDoesNot) {
   EXPECT_FALSE(loads(p, "mlx4_en")) << plan_text(p);
 }
 
+TEST(ModulesPlanner, AConfiguredMlx4CardThatIsAbsentLoadsNothing) {
+  // One cluster-wide config, a node without the card: neither mlx4_core nor mlx4_en.
+  Config cfg;
+  for (int i = 0; i < 2; ++i) {
+    cfg.mlx4[*PciAddress::parse("0000:81:00.0")].type[i] =
+        Sourced<PortType>{PortType::kEth, "/etc/rdma/mlx4.conf:1"};
+  }
+  const Plan p = make_plan(cfg, Inventory{});
+  EXPECT_TRUE(p.actions.empty()) << plan_text(p);
+  ASSERT_EQ(p.notes.size(), 1u) << plan_text(p);
+  EXPECT_EQ(p.notes[0], "mlx4 0000:81:00.0 (/etc/rdma/mlx4.conf:1): not present");
+  // The same card present but not yet driven (mlx4_core not loaded): mlx4_core loads,
+  // then the port types are written once its files appear.
+  Inventory bare;
+  bare.pci_present.push_back(*PciAddress::parse("0000:81:00.0"));
+  const Plan later = make_plan(cfg, bare);
+  EXPECT_TRUE(loads(later, "mlx4_core")) << plan_text(later);
+  size_t types = 0;
+  for (const auto& a : later.actions) {
+    if (a.kind() != ActionKind::kSetPortType) continue;
+    ++types;
+    EXPECT_EQ(a.waiting_for, "mlx4_core to create mlx4_port files");
+  }
+  EXPECT_EQ(types, 2u) << plan_text(later);
+}
+
 TEST(ModulesPlanner, TheRdmaDriverOfEachNicDriverIsLoaded) {
   Inventory inv;
   for (const char* driver : {"be2net", "mana", "mlx5_core"}) {
