@@ -40,14 +40,17 @@ void mlx4_line(std::string_view line, const std::string& where,
   }
   if (diag.errors.size() != errors_before) return;
 
+  // rdma-core's mlx4-setup.sh (set_dual_port) refuses port 1 eth unless port 2 is eth
+  // too ("In order for port1 to be eth, port2 must also be eth") and sets nothing: so do we.
+  if (types[0] == PortType::kEth && types[1] && types[1] != PortType::kEth) {
+    diag.warn(where,
+              "port 1 eth needs port 2 eth: rdma-core's mlx4-setup.sh refuses this line "
+              "and sets neither port; so does rdma-provision");
+    return;
+  }
   Mlx4Setting& card = cfg.mlx4[*pci];
   for (int i = 0; i < 2; ++i) {
     if (types[i]) card.type[i] = Sourced<PortType>{*types[i], where};
-  }
-  if (types[0] == PortType::kEth && types[1] == PortType::kIb) {
-    diag.warn(where,
-              "port 1 eth with port 2 ib: older kernels and HCAs without per-port types "
-              "refuse this pair (rdma-core's mlx4-setup.sh refuses it too)");
   }
 }
 

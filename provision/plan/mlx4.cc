@@ -37,6 +37,8 @@ std::string sources_of(const Mlx4Setting& s) {
   return reason;
 }
 
+constexpr char kMlx4Conf[] = "/etc/rdma/mlx4.conf:";
+
 bool present(const Inventory& inv, const PciAddress& pci) {
   return std::find(inv.pci_present.begin(), inv.pci_present.end(), pci) != inv.pci_present.end();
 }
@@ -72,6 +74,20 @@ void plan_port_types(PlanBuilder& b) {
       b.note("mlx4 " + pci.str() + " (" + reason + "): not present");
       continue;
     }
+    // rdma-core's mlx4-setup.sh reads mlx4.conf against the card: a dual-port card (it has
+    // mlx4_port2) with one type on the line is skipped, a single-port card gets port 1
+    // only. The same for that file here; our own inputs say which port they mean.
+    const bool from_mlx4_conf = s.type[0] && starts_with(s.type[0]->source, kMlx4Conf);
+    const bool known = !fn->mlx4_ports.empty();
+    const bool dual = port_file(*fn, 2) != nullptr;
+    if (from_mlx4_conf && known && dual && !s.type[1]) {
+      b.diag().warn(s.type[0]->source,
+                    "mlx4 " + pci.str() +
+                        " has two ports and the line gives one type: rdma-core's "
+                        "mlx4-setup.sh skips it, and so does rdma-provision (give both)");
+      continue;
+    }
+    const bool single = known && !dual;
     const std::optional<size_t> loader = b.module_action("mlx4_core");
     if (fn->mlx4_ports.empty() && !loader) {
       b.note("mlx4 " + pci.str() + " (" + reason + "): no mlx4_port files (driver " +
@@ -96,9 +112,14 @@ void plan_port_types(PlanBuilder& b) {
       const std::string cur = current(port);
       return t && (cur.empty() || normalized_port_type(cur) != to_string(t->value));
     };
-    const bool both = changes(1) && changes(2);
+    const bool both = changes(1) && changes(2) && !single;
     std::optional<size_t> last;
     for (unsigned port : order) {
+      if (port == 2 && single && s.type[1]) {
+        b.note("mlx4 " + pci.str() + " port 2 (" + s.type[1]->source +
+               "): the card has one port; port 2 is left out");
+        continue;
+      }
       if (!changes(port)) continue;
       const auto& t = s.type[port - 1];
       const std::string cur = current(port);

@@ -100,16 +100,19 @@ TEST(Mlx4Conf, ShortPciAddressTrailingCommentAndCrlfAreAccepted) {
   EXPECT_EQ(a.type[1]->value, PortType::kEth);
 }
 
-TEST(Mlx4Conf, EthOnPortOneWithIbOnPortTwoIsKeptWithAWarning) {
-  Config cfg;
-  Diagnostics diag;
-  parse_mlx4_conf("0000:0b:00.0 eth ib\n", kMlx4, cfg, diag);
-  EXPECT_TRUE(diag.errors.empty());
-  ASSERT_EQ(diag.warnings.size(), 1u);
-  EXPECT_EQ(diag.warnings[0].str(),
-            "/etc/rdma/mlx4.conf:1: port 1 eth with port 2 ib: older kernels and HCAs without "
-            "per-port types refuse this pair (rdma-core's mlx4-setup.sh refuses it too)");
-  EXPECT_EQ(cfg.mlx4.at(pci("0000:0b:00.0")).type[1]->value, PortType::kIb);
+TEST(Mlx4Conf, EthOnPortOneWithoutEthOnPortTwoIsRefusedAsRdmaCoreRefusesIt) {
+  // mlx4-setup.sh set_dual_port: port 1 eth only with port 2 eth; the line sets nothing.
+  for (const char* line : {"0000:0b:00.0 eth ib\n", "0000:0b:00.0 eth auto\n"}) {
+    Config cfg;
+    Diagnostics diag;
+    parse_mlx4_conf(line, kMlx4, cfg, diag);
+    EXPECT_TRUE(diag.errors.empty());
+    ASSERT_EQ(diag.warnings.size(), 1u) << line;
+    EXPECT_EQ(diag.warnings[0].str(),
+              "/etc/rdma/mlx4.conf:1: port 1 eth needs port 2 eth: rdma-core's mlx4-setup.sh "
+              "refuses this line and sets neither port; so does rdma-provision");
+    EXPECT_TRUE(cfg.mlx4.empty()) << line;
+  }
 }
 
 TEST(Mlx4Conf, BadLinesSetNothingAndEveryBadLineIsReported) {

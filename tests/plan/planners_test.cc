@@ -100,6 +100,36 @@ TEST(Mlx4Planner, BothPortsOfACardAreWrittenAsAPair) {
   EXPECT_TRUE(writes[1].other_first);
 }
 
+TEST(Mlx4Planner, Mlx4ConfLinesAreReadAgainstTheCardAsMlx4SetupDoes) {
+  // A dual-port card and a line with one type: mlx4-setup.sh skips it.
+  Inventory dual = cx3_with_port1("ib");
+  Config one;
+  one.mlx4[dual.pci[0].address].type[0] =
+      Sourced<PortType>{PortType::kEth, "/etc/rdma/mlx4.conf:4"};
+  const Plan skipped = make_plan(one, dual);
+  for (const auto& a : skipped.actions) EXPECT_NE(a.kind(), ActionKind::kSetPortType);
+  ASSERT_EQ(skipped.diag.warnings.size(), 1u) << plan_text(skipped);
+  EXPECT_EQ(skipped.diag.warnings[0].where, "/etc/rdma/mlx4.conf:4");
+  // The same from our own command line means port 1 alone.
+  one.mlx4.begin()->second.type[0]->source = "cmdline: rd.rdma.mlx4=0000:81:00.0/eth";
+  const Plan ours = make_plan(one, dual);
+  EXPECT_TRUE(ours.diag.warnings.empty()) << plan_text(ours);
+  // A single-port card (no mlx4_port2) gets port 1 only.
+  Inventory single = cx3_with_port1("ib");
+  single.pci[0].mlx4_ports.pop_back();
+  Config both;
+  for (int i = 0; i < 2; ++i) {
+    both.mlx4[single.pci[0].address].type[i] =
+        Sourced<PortType>{PortType::kEth, "/etc/rdma/mlx4.conf:5"};
+  }
+  const Plan p1 = make_plan(both, single);
+  std::vector<unsigned> ports;
+  for (const auto& a : p1.actions)
+    if (a.kind() == ActionKind::kSetPortType) ports.push_back(a.get<SetPortType>().port);
+  EXPECT_EQ(ports, std::vector<unsigned>{1}) << plan_text(p1);
+  EXPECT_FALSE(p1.actions.empty() || p1.notes.empty()) << plan_text(p1);
+}
+
 // An IPoIB parent ib0 on `driver`, with the hardware address flags byte `flags`
 // (ipoib_cm.c sets IPOIB_FLAGS_RC in dev_addr[0] when the HCA can do connected mode).
 Inventory ipoib_port(const std::string& driver, uint8_t flags) {
