@@ -111,7 +111,9 @@ std::optional<MacAddress> HwAddress::mac() const {
 std::optional<PciAddress> PciAddress::parse(std::string_view s) {
   auto parts = split(s, ':');
   if (parts.size() == 2) parts.insert(parts.begin(), "0000");
-  if (parts.size() != 3 || parts[0].size() != 4 || parts[1].size() != 2) return std::nullopt;
+  if (parts.size() != 3 || parts[0].size() < 4 || parts[0].size() > 8 || parts[1].size() != 2) {
+    return std::nullopt;
+  }
   auto dot = split(parts[2], '.');
   if (dot.size() != 2 || dot[0].size() != 2 || dot[1].size() != 1) return std::nullopt;
   auto dom = parse_hex(parts[0]), bus = parse_hex(parts[1]), dev = parse_hex(dot[0]),
@@ -120,7 +122,7 @@ std::optional<PciAddress> PciAddress::parse(std::string_view s) {
     if (p.find_first_of("xX") != std::string_view::npos) return std::nullopt;
   if (!dom || !bus || !dev || !fn || *dev > 0x1f || *fn > 7) return std::nullopt;
   PciAddress a;
-  a.domain = static_cast<uint16_t>(*dom);
+  a.domain = static_cast<uint32_t>(*dom);
   a.bus = static_cast<uint8_t>(*bus);
   a.device = static_cast<uint8_t>(*dev);
   a.function = static_cast<uint8_t>(*fn);
@@ -128,7 +130,7 @@ std::optional<PciAddress> PciAddress::parse(std::string_view s) {
 }
 
 std::string PciAddress::str() const {
-  char buf[16];
+  char buf[24];
   std::snprintf(buf, sizeof buf, "%04x:%02x:%02x.%x", domain, bus, device, function);
   return buf;
 }

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 
 namespace rp {
 
@@ -42,14 +43,21 @@ struct HwAddress {
   std::optional<MacAddress> mac() const;
 };
 
-// PCI address DDDD:BB:DD.F; the domain may be omitted on input ("81:00.0").
+// PCI address DDDD:BB:DD.F; the domain may be omitted on input ("81:00.0"). Domains
+// above 0xffff exist (Intel VMD puts its devices in 10000 and up) and print with five or
+// more digits, as the kernel's "%04x:%02x:%02x.%d" does (drivers/pci/probe.c).
 struct PciAddress {
-  uint16_t domain = 0;
+  uint32_t domain = 0;
   uint8_t bus = 0, device = 0, function = 0;
   static std::optional<PciAddress> parse(std::string_view s);
   std::string str() const;
-  bool operator==(const PciAddress& o) const { return str() == o.str(); }
-  bool operator<(const PciAddress& o) const { return str() < o.str(); }
+  bool operator==(const PciAddress& o) const {
+    return domain == o.domain && bus == o.bus && device == o.device && function == o.function;
+  }
+  bool operator<(const PciAddress& o) const {
+    return std::tie(domain, bus, device, function) <
+           std::tie(o.domain, o.bus, o.device, o.function);
+  }
 };
 
 // IB port state as /sys/class/infiniband/X/ports/N/state ("4: ACTIVE").

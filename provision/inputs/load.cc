@@ -1,5 +1,7 @@
 #include "provision/inputs/load.h"
 
+#include <map>
+
 #include "provision/base/strings.h"
 #include "provision/inputs/cmdline.h"
 #include "provision/inputs/native_conf.h"
@@ -24,6 +26,27 @@ void read_one(const Root& root, const std::string& path, Reader reader, Inputs& 
 void read_dir(const Root& root, const std::string& dir, Reader reader, Inputs& in) {
   for (const auto& name : root.list(dir)) {
     if (ends_with(name, ".conf")) read_one(root, dir + "/" + name, reader, in, false);
+  }
+}
+
+// modprobe.d as libkmod reads it (libkmod.c default_config_paths, libkmod-config.c
+// conf_files_insert_sorted): these directories in priority order, every *.conf file of
+// them read in one order by file name, a name in an earlier directory masking the same
+// name in later ones (/etc/modprobe.d/mlx4.conf hides /lib/modprobe.d/mlx4.conf). Debian
+// merges /usr/lib into /lib.
+void read_modprobe_d(const Root& root, Inputs& in) {
+  static const char* const kDirs[] = {"/etc/modprobe.d", "/run/modprobe.d",
+                                      "/usr/local/lib/modprobe.d", "/lib/modprobe.d"};
+  std::map<std::string, std::string> by_name;  // file name -> the directory that wins
+  for (const char* dir : kDirs) {
+    for (const auto& name : root.list(dir)) {
+      if (name.size() > 5 && ends_with(name, ".conf") && name[0] != '.') {
+        by_name.emplace(name, dir);
+      }
+    }
+  }
+  for (const auto& [name, dir] : by_name) {
+    read_one(root, dir + "/" + name, parse_modprobe_conf, in, false);
   }
 }
 
@@ -71,9 +94,7 @@ Inputs load_inputs(const Root& root, const Inventory& inv, const InputOptions& o
   Inputs in;
   read_one(root, "/etc/rdma/mlx4.conf", parse_mlx4_conf, in, false);
   read_dir(root, "/etc/rdma/modules", parse_modules_conf, in);
-  for (const char* dir : {"/lib/modprobe.d", "/etc/modprobe.d", "/run/modprobe.d"}) {
-    read_dir(root, dir, parse_modprobe_conf, in);
-  }
+  read_modprobe_d(root, in);
   read_one(root, "/etc/udev/rules.d/70-persistent-ipoib.rules", parse_ipoib_rules, in, false);
   read_one(root, opt.config_path, parse_native_conf, in, opt.config_path_given);
   apply_node_table(inv, in.config);

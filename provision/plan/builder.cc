@@ -10,8 +10,11 @@ namespace {
 // Options from modprobe.d are applied by libkmod itself at load; passing them again
 // would give them twice.
 bool from_modprobe_d(const std::string& source) {
-  return starts_with(source, "/lib/modprobe.d/") || starts_with(source, "/etc/modprobe.d/") ||
-         starts_with(source, "/run/modprobe.d/");
+  for (const char* dir :
+       {"/etc/modprobe.d/", "/run/modprobe.d/", "/usr/local/lib/modprobe.d/", "/lib/modprobe.d/"}) {
+    if (starts_with(source, dir)) return true;
+  }
+  return false;
 }
 
 }  // namespace

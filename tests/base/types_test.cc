@@ -54,7 +54,11 @@ TEST(PciAddress, ParsesWithAndWithoutDomain) {
   EXPECT_EQ(PciAddress::parse("0000:81:00.0")->str(), "0000:81:00.0");
   EXPECT_EQ(PciAddress::parse("81:00.1")->str(), "0000:81:00.1");
   EXPECT_EQ(PciAddress::parse("0001:AF:1f.7")->str(), "0001:af:1f.7");
-  for (const char* bad : {"81:00", "0000:81:00.8", "0000:81:20.0", "000:81:00.0", "x", ""}) {
+  // Intel VMD domains start at 0x10000 (drivers/pci/controller/vmd.c).
+  EXPECT_EQ(PciAddress::parse("10000:e1:00.0")->str(), "10000:e1:00.0");
+  EXPECT_TRUE(*PciAddress::parse("ffff:00:00.0") < *PciAddress::parse("10000:00:00.0"));
+  for (const char* bad :
+       {"81:00", "0000:81:00.8", "0000:81:20.0", "000:81:00.0", "123456789:81:00.0", "x", ""}) {
     EXPECT_FALSE(PciAddress::parse(bad).has_value()) << bad;
   }
 }

@@ -1,0 +1,62 @@
+// load_inputs() over a root made here: which files are read, in which order, and which
+// are masked, as libkmod and rdma-core read them.
+#include "provision/inputs/load.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace rp {
+namespace {
+
+namespace fs = std::filesystem;
+
+class LoadTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/load_test.XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  void put(const std::string& path, const std::string& text) {
+    fs::create_directories(fs::path(dir_ + path).parent_path());
+    std::ofstream(dir_ + path) << text;
+  }
+  Inputs load() {
+    InputOptions opt;
+    opt.cmdline_text = "";
+    return load_inputs(Root(dir_), Inventory{}, opt);
+  }
+  std::string dir_;
+};
+
+TEST_F(LoadTest, ModprobeDirectoriesMergeByFileNameAndTheEarlierDirectoryMasks) {
+  // libkmod 30 (libkmod.c, libkmod-config.c): /etc, /run, /usr/local/lib, /lib; one order
+  // by file name; a name in /etc hides the same name in /lib.
+  put("/lib/modprobe.d/mlx4.conf", "options mlx4_en pfctx=0x04\n");
+  put("/etc/modprobe.d/mlx4.conf", "options mlx4_en pfctx=0x08\n");
+  put("/lib/modprobe.d/a-first.conf", "options ib_ipoib recv_queue_size=512\n");
+  put("/run/modprobe.d/b-second.conf", "options ib_ipoib send_queue_size=256\n");
+  put("/usr/local/lib/modprobe.d/c-local.conf", "blacklist ib_srpt\n");
+  put("/etc/modprobe.d/mlx4.conf.dpkg-old", "options mlx4_en pfctx=0xff\n");
+  Inputs in = load();
+  ASSERT_TRUE(in.diag.ok());
+  EXPECT_EQ(in.files_read,
+            (std::vector<std::string>{
+                "/lib/modprobe.d/a-first.conf", "/run/modprobe.d/b-second.conf",
+                "/usr/local/lib/modprobe.d/c-local.conf", "/etc/modprobe.d/mlx4.conf"}));
+  ASSERT_TRUE(in.config.pfc_tx);
+  EXPECT_EQ(in.config.pfc_tx->value, 0x08u);
+  EXPECT_EQ(in.config.module_options.at("ib_ipoib").value,
+            "recv_queue_size=512 send_queue_size=256");
+  ASSERT_EQ(in.config.blacklist.size(), 1u);
+  EXPECT_EQ(in.config.blacklist[0].value, "ib_srpt");
+}
+
+}  // namespace
+}  // namespace rp
