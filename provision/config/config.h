@@ -121,6 +121,8 @@ struct Config {
   std::vector<Sourced<std::string>> modules;  // in order of first request, no duplicates
   std::map<std::string, Sourced<std::string>> module_options;  // module -> "a=1 b=2"
   std::vector<Sourced<std::string>> blacklist;
+  // Modules modprobe.d forbids with `install <module> /bin/true` (or false): never loaded.
+  std::map<std::string, Sourced<std::string>> forbidden;  // module -> the install command
 
   std::map<PciAddress, Mlx4Setting> mlx4;
   std::optional<Sourced<unsigned>> pfc_tx, pfc_rx;

@@ -1,10 +1,12 @@
-// /etc/modprobe.d/*.conf, as libkmod reads it: `options` and `blacklist` lines.
+// /etc/modprobe.d/*.conf, as libkmod reads it: `options`, `blacklist` and the `install`
+// commands that forbid a module.
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <optional>
 #include <vector>
 
+#include "provision/base/modprobe.h"
 #include "provision/base/strings.h"
 #include "provision/inputs/file_lines.h"
 #include "provision/inputs/rdma_core_files.h"
@@ -190,8 +192,14 @@ void parse_modprobe_conf(std::string_view text, const std::string& file, Config&
       modprobe_options(rest, where, cfg, diag);
     } else if (directive == "blacklist") {
       modprobe_blacklist(rest, where, cfg, diag);
-    } else if (directive == "install" || directive == "remove" || directive == "softdep" ||
-               directive == "alias") {
+    } else if (directive == "install") {
+      // `install <module> /bin/true` forbids the module (base/modprobe.h); other commands
+      // are modprobe's business.
+      auto module = module_word(rest, "install", where, diag);
+      if (module && install_forbids(rest)) {
+        cfg.forbidden.emplace(*module, Sourced<std::string>{std::string(trim(rest)), where});
+      }
+    } else if (directive == "remove" || directive == "softdep" || directive == "alias") {
       // modprobe's own business: commands, soft dependencies and aliases.
     } else if (directive == "include" || directive == "config") {
       diag.warn(where, quote(directive) + " is no longer supported by modprobe; line ignored");

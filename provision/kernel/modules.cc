@@ -11,6 +11,7 @@
 #include <cstring>
 #include <set>
 
+#include "provision/base/modprobe.h"
 #include "provision/base/strings.h"
 
 namespace rp {
@@ -397,6 +398,15 @@ ModuleLoadReport ModuleLoader::load(const std::string& module_in, const std::str
       if (kmod_module_new_from_name(im.ctx.get(), s.module.c_str(), &sm) == 0) {
         ModulePtr holder(sm);
         cmd = kmod_module_get_install_commands(sm);
+        if (cmd && install_forbids(cmd)) {
+          // `install <module> /bin/true`: modprobe would never load it (base/modprobe.h).
+          im.fail(r, s.module,
+                  "module " + s.module +
+                      (s.module == r.module ? "" : " (needed by " + r.module + ")") +
+                      " is forbidden by modprobe.d ('install " + s.module + " " + cmd + "')",
+                  EPERM, "remove that install line to allow it");
+          return r;
+        }
         r.notes.push_back("ignored the modprobe.d install command for " + s.module + " ('" +
                           (cmd ? cmd : "") +
                           "'): rdma-provision inserts the module itself and runs no shell "

@@ -44,6 +44,11 @@ std::optional<size_t> PlanBuilder::load_module(const std::string& module,
                                                const std::string& reason) {
   if (auto i = module_action(module)) return i;
   if (inv.module_loaded(module)) return std::nullopt;
+  if (auto f = cfg.forbidden.find(module); f != cfg.forbidden.end()) {
+    note("module " + module + " (" + reason + ") is forbidden at " + f->second.source +
+         " ('install " + module + " " + f->second.value + "'); not loaded");
+    return std::nullopt;
+  }
   for (const auto& b : cfg.blacklist) {
     if (b.value == module) {
       note("module " + module + " (" + reason + ") is blacklisted at " + b.source + "; not loaded");

@@ -305,6 +305,21 @@ TEST(ModprobeConf, BlacklistIsNormalisedAndKeptOnce) {
   EXPECT_EQ(cfg.blacklist[1].source, "/etc/modprobe.d/mlx4.conf:2");
 }
 
+TEST(ModprobeConf, InstallTrueOrFalseForbidsAModuleOtherCommandsDoNot) {
+  Config cfg;
+  Diagnostics diag;
+  parse_modprobe_conf(
+      "install ib_srpt /bin/true\ninstall rds /usr/bin/false\n"
+      "install mlx4_core /sbin/modprobe --ignore-install mlx4_core && /usr/libexec/x\n",
+      kModprobe, cfg, diag);
+  EXPECT_TRUE(diag.ok());
+  ASSERT_EQ(cfg.forbidden.size(), 2u);
+  EXPECT_EQ(cfg.forbidden.at("ib_srpt").value, "/bin/true");
+  EXPECT_EQ(cfg.forbidden.at("ib_srpt").source, kModprobe + ":1");
+  EXPECT_EQ(cfg.forbidden.at("rds").value, "/usr/bin/false");
+  EXPECT_EQ(cfg.forbidden.count("mlx4_core"), 0u);
+}
+
 TEST(ModprobeConf, ModprobeOwnDirectivesAreIgnoredSilently) {
   // Red Hat's rdma.mlx4.sys.modprobe and the usual neighbours in /etc/modprobe.d.
   Config cfg;

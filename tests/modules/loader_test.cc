@@ -160,6 +160,25 @@ TEST(ModuleLoader, InstallCommandIsIgnoredAndSaidSo) {
   }
 }
 
+TEST(ModuleLoader, AnInstallTrueLineForbidsTheModuleAndWhatNeedsIt) {
+  // Hardening guides disable a module with `install <m> /bin/true`: modprobe runs the
+  // command instead of inserting (libkmod-module.c), so the module never loads.
+  FakeRdmaTreeOptions o;
+  o.extra_modprobe_conf = "install ib_cm /bin/true\n";
+  ModuleLoader l = open_dry(make_fake_rdma_root(o));
+  ModuleLoadReport self = l.load("ib_cm", "", later());
+  EXPECT_EQ(self.status, LoadStatus::kFailed);
+  EXPECT_EQ(self.error.str(),
+            "module ib_cm is forbidden by modprobe.d ('install ib_cm /bin/true') "
+            "(Operation not permitted)");
+  // ib_ipoib needs ib_cm: it cannot load either, and says why.
+  ModuleLoadReport dep = l.load("ib_ipoib", "", later());
+  EXPECT_EQ(dep.status, LoadStatus::kFailed);
+  EXPECT_EQ(dep.failed_module, "ib_cm");
+  EXPECT_NE(dep.error.str().find("ib_cm (needed by ib_ipoib) is forbidden"), std::string::npos)
+      << dep.error.str();
+}
+
 TEST(ModuleLoader, SoftdepsOfTheRequestedModuleAreFollowed) {
   FakeRdmaTreeOptions o;
   o.extra_modprobe_conf = "softdep ib_ipoib pre: ib_umad\n";

@@ -66,6 +66,18 @@ TEST(ModulesPlanner, AConfiguredMlx4CardThatIsAbsentLoadsNothing) {
   EXPECT_EQ(types, 2u) << plan_text(later);
 }
 
+TEST(ModulesPlanner, AModuleForbiddenByAnInstallLineIsNotPlanned) {
+  Config cfg;
+  cfg.modules = {{"ib_srpt", "cmdline: rd.rdma.modules=ib_srpt"}};
+  cfg.forbidden["ib_srpt"] = Sourced<std::string>{"/bin/true", "/etc/modprobe.d/cis.conf:4"};
+  const Plan p = make_plan(cfg, Inventory{});
+  EXPECT_TRUE(p.actions.empty()) << plan_text(p);
+  ASSERT_EQ(p.notes.size(), 1u);
+  EXPECT_EQ(p.notes[0],
+            "module ib_srpt (cmdline: rd.rdma.modules=ib_srpt) is forbidden at "
+            "/etc/modprobe.d/cis.conf:4 ('install ib_srpt /bin/true'); not loaded");
+}
+
 TEST(ModulesPlanner, TheRdmaDriverOfEachNicDriverIsLoaded) {
   Inventory inv;
   for (const char* driver : {"be2net", "mana", "mlx5_core"}) {
