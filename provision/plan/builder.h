@@ -55,6 +55,11 @@ class PlanBuilder {
   // re-registers the card's devices; a soft link creates one).
   std::optional<size_t> device_producer(const std::string& ibdev) const;
   void set_device_producer(const std::string& ibdev, size_t i) { device_producer_[ibdev] = i; }
+  // RDMA driver loads (mlx5_ib for mlx5_core, ...): the devices they register are not
+  // known by name before, so an action on a named device that is absent now waits for the
+  // last of them (the device must appear during apply).
+  std::optional<size_t> driver_load() const { return driver_load_; }
+  void set_driver_load(size_t i) { driver_load_ = i; }
   // Soft devices this plan creates: name -> (action, kind).
   struct PlannedSoft {
     size_t action;
@@ -80,6 +85,7 @@ class PlanBuilder {
   std::map<std::string, size_t> module_action_;
   std::vector<size_t> port_actions_;
   std::map<std::string, size_t> device_producer_;
+  std::optional<size_t> driver_load_;
   std::map<std::string, PlannedSoft> planned_soft_;
   std::map<std::string, Iface> ifaces_;
   std::map<std::string, std::string> renamed_;

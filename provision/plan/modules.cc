@@ -138,8 +138,9 @@ void plan_modules(PlanBuilder& b) {
   for (const auto& f : inv.pci) {
     for (const auto& m : f.mlx4_ports) any_eth |= is_eth(m.value);
     if (auto rdma = rdma_driver_for(f.driver)) {
-      b.load_module(std::string(*rdma),
-                    "hardware: " + f.address.str() + " is driven by " + f.driver);
+      auto i = b.load_module(std::string(*rdma),
+                             "hardware: " + f.address.str() + " is driven by " + f.driver);
+      if (i) b.set_driver_load(*i);
     }
   }
   if ((any_eth || b.pfc) && (inv.module_loaded("mlx4_core") || b.module_action("mlx4_core"))) {

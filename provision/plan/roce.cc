@@ -37,6 +37,12 @@ std::vector<std::pair<PortKey, PortRef>> roce_ports(const PlanBuilder& b, const 
     if (k.second > 1) continue;
     out.push_back({{name, 1}, {nullptr, sl.action, true, false}});
   }
+  // A named device that an RDMA driver load of this run registers (mlx5_ib for an
+  // mlx5_core function): planned against the device that will appear, its port as named
+  // (port 1 when every port is meant: how many it has is known only then).
+  if (out.empty() && k.first != "*" && !b.inv.find_rdma(k.first) && b.driver_load()) {
+    out.push_back({{k.first, k.second ? k.second : 1}, {nullptr, b.driver_load(), false, false}});
+  }
   return out;
 }
 

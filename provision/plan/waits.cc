@@ -17,7 +17,9 @@ void wait_port(PlanBuilder& b, std::set<std::string>& waited, const std::string&
   if (d)
     for (const auto& x : d->ports)
       if (x.num == port) p = &x;
-  const std::optional<size_t> producer = b.device_producer(dev);
+  std::optional<size_t> producer = b.device_producer(dev);
+  // A device an RDMA driver load of this run registers: waited for after it.
+  if (!d && !producer) producer = b.driver_load();
   if (!p && !producer) {
     b.note("wait for " + obj + " (" + reason + "): no such port is present");
     return;

@@ -342,6 +342,29 @@ TEST(ModulesPlanner, RdmaCoreListsLoadOnlyWithADeviceOfTheirTechnology) {
   EXPECT_FALSE(loads(early, "opa_vnic")) << plan_text(early);
 }
 
+TEST(RocePlanner, ANamedDeviceThatADriverLoadRegistersIsPlannedNotDropped) {
+  // mlx5_core drives the card; mlx5_ib is not loaded yet, so mlx5_0 does not exist.
+  Inventory inv;
+  PciFunction f;
+  f.address = *PciAddress::parse("0000:3b:00.0");
+  f.driver = "mlx5_core";
+  inv.pci.push_back(f);
+  inv.modules = {"mlx5_core", "rdma_cm"};
+  Config cfg;
+  cfg.roce[{"mlx5_0", 1}].tos = Sourced<unsigned>{106, "test:10"};
+  cfg.wait = {{"mlx5_0/1", "test:11"}};
+  const Plan p = make_plan(cfg, inv);
+  ASSERT_EQ(p.actions.size(), 3u) << plan_text(p);
+  EXPECT_EQ(p.actions[0].object(), "mlx5_ib");
+  for (size_t i : {1, 2}) {
+    EXPECT_EQ(p.actions[i].waiting_for, "mlx5_0") << plan_text(p);
+    EXPECT_EQ(p.actions[i].after, std::vector<size_t>{0}) << plan_text(p);
+  }
+  EXPECT_EQ(p.actions[1].kind(), ActionKind::kSetRoceTos);
+  EXPECT_EQ(p.actions[2].kind(), ActionKind::kWaitPort);
+  EXPECT_TRUE(p.notes.empty()) << plan_text(p);
+}
+
 TEST(Actions, TextsComeFromTheParameters) {
   const Action a(SetPortType{*PciAddress::parse("81:00.0"), 2, PortType::kEth}, "ib", "test");
   EXPECT_EQ(to_string(a.kind()), "port-type");
