@@ -70,6 +70,22 @@ bool same_hardware(const LinkInfo& l, const std::optional<HwAddress>& want) {
 // Takes the link down when it is up, runs `change`, and brings the link back up under
 // `name_after(succeeded)`, also when the change failed: a failed step must not leave an
 // interface down that was up.
+// Why `link` must not be taken down, if it must not: it is up and carries global
+// addresses (the network root, an administrator's session). A rename or a mode change
+// takes a link down; the plan orders them before any address of ours is added, so an
+// address here belongs to someone else (a running system, dracut's own network setup).
+std::optional<Outcome> carries_traffic(const LinkInfo& link, const std::string& change) {
+  if (!link.admin_up) return std::nullopt;
+  auto addresses = rtnl_global_addresses(link.ifindex);
+  if (!addresses || addresses->empty()) return std::nullopt;
+  std::string list;
+  for (const auto& a : *addresses) list += (list.empty() ? "" : ", ") + a.str();
+  return Outcome::skipped(link.name + " is up with " + list + ": " + change +
+                          " would take it down and cut what it carries (a network root, a "
+                          "session); not done (make the change in the initramfs, before the "
+                          "interface has addresses)");
+}
+
 template <typename Change, typename NameAfter>
 Status with_link_down(ApplyContext& ctx, const LinkInfo& link, Change change,
                       NameAfter name_after) {
@@ -86,6 +102,7 @@ Status with_link_down(ApplyContext& ctx, const LinkInfo& link, Change change,
 }
 
 Outcome rename(ApplyContext& ctx, const LinkInfo& link, const std::string& want) {
+  if (auto busy = carries_traffic(link, "renaming it to " + want)) return *busy;
   auto st = with_link_down(
       ctx, link, [&] { return rtnl_rename_link(link.name, want); },
       [&](bool renamed) { return renamed ? want : link.name; });
@@ -235,6 +252,7 @@ Outcome exec_ipoib_mode(ApplyContext& ctx, const Action& a, const SetIpoibMode& 
   };
   const std::string cur = shown(link);
   if (link.ipoib_mode == mode) return Outcome::already(want);
+  if (auto busy = carries_traffic(link, "changing its IPoIB mode to " + want)) return *busy;
   // The mode changes while the link is down (DOMAIN.md); then the plan sets the MTU.
   auto st = with_link_down(
       ctx, link, [&] { return rtnl_set_ipoib_mode(link.name, mode); },

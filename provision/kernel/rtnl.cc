@@ -351,6 +351,45 @@ Status rtnl_add_address(const std::string& ifname, const IpPrefix& address) {
   return change(b, ifname, "cannot add address " + address.str());
 }
 
+Result<std::vector<IpPrefix>> rtnl_global_addresses(int ifindex) {
+  ifaddrmsg ifa{};
+  ifa.ifa_family = AF_UNSPEC;
+  nl::MsgBuilder b(RTM_GETADDR, NLM_F_DUMP);
+  b.header(ifa);
+  auto msg = b.finish("list addresses");
+  if (!msg) return msg.error();
+  auto sock = rtnl_internal::route_socket();
+  if (!sock) return sock.error();
+  std::vector<IpPrefix> out;
+  nl::Answer a = nl::exchange(sock->get(), msg->get(), [&](const nlmsghdr* h) {
+    if (h->nlmsg_type != RTM_NEWADDR || h->nlmsg_len < NLMSG_LENGTH(sizeof(ifaddrmsg))) return;
+    const auto* m = static_cast<const ifaddrmsg*>(NLMSG_DATA(h));
+    if (static_cast<int>(m->ifa_index) != ifindex || m->ifa_scope != RT_SCOPE_UNIVERSE) return;
+    const size_t size = m->ifa_family == AF_INET6 ? 16 : m->ifa_family == AF_INET ? 4 : 0;
+    if (size == 0) return;
+    // IFA_LOCAL is the address itself on IPv4 point-to-point links; IFA_ADDRESS otherwise.
+    const rtattr* local = nullptr;
+    const rtattr* address = nullptr;
+    int len = static_cast<int>(IFA_PAYLOAD(h));
+    for (const rtattr* r = IFA_RTA(m); RTA_OK(r, len); r = RTA_NEXT(r, len)) {
+      if (r->rta_type == IFA_LOCAL) local = r;
+      if (r->rta_type == IFA_ADDRESS) address = r;
+    }
+    const rtattr* use = local ? local : address;
+    if (!use || RTA_PAYLOAD(use) != size) return;
+    IpPrefix p;
+    p.address.v6 = size == 16;
+    std::memcpy(p.address.bytes.data(), RTA_DATA(use), size);
+    p.length = m->ifa_prefixlen;
+    out.push_back(p);
+  });
+  if (a.errnum != 0) {
+    return make_error("ifindex " + std::to_string(ifindex),
+                      nl::with_kernel_msg("cannot list addresses", a), a.errnum);
+  }
+  return out;
+}
+
 Status rtnl_add_route(const std::string& ifname, const std::optional<IpPrefix>& destination,
                       const std::optional<IpAddress>& gateway) {
   const std::string shown = (destination ? destination->str() : std::string("default")) +

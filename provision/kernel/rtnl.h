@@ -81,6 +81,11 @@ Error pkey_child_error(const PkeyChildSpec& spec, int errnum, const std::string&
 // Adds an address (EEXIST when the interface has it already).
 Status rtnl_add_address(const std::string& ifname, const IpPrefix& address);
 
+// The global (universe-scope) addresses on the link `ifindex`, as `ip -o addr show scope
+// global dev X` lists them: an RTM_GETADDR dump. Link-local addresses are left out (every
+// IPv6-enabled link has one).
+Result<std::vector<IpPrefix>> rtnl_global_addresses(int ifindex);
+
 // Adds a route on `ifname` to `destination` (nullopt: the default route) through
 // `gateway` (nullopt: on-link). Main table, protocol "boot", as `ip route add` does.
 // EEXIST when the route exists.

@@ -262,6 +262,25 @@ TEST_F(LinksTest, KernelRefusalOfAPkeyChildIsExplained) {
       << st.error().what;
 }
 
+TEST_F(LinksTest, AnUpLinkWithAddressesIsNotTakenDownForARename) {
+  // va carries 10.77.0.1/24 (think: the NFS root): renaming would take it down.
+  ASSERT_TRUE(rtnl_set_link_up("va", true));
+  ASSERT_TRUE(rtnl_add_address("va", *IpPrefix::parse("10.77.0.1/24")));
+  LiveContext live(5s);
+  Outcome o = execute(live.ctx, rename("va", "lan0", link("va").address.str()));
+  ASSERT_EQ(o.kind, OutcomeKind::kSkipped) << text(o);
+  EXPECT_EQ(o.detail,
+            "va is up with 10.77.0.1/24: renaming it to lan0 would take it down and cut what it "
+            "carries (a network root, a session); not done (make the change in the initramfs, "
+            "before the interface has addresses)");
+  EXPECT_TRUE(link("va").admin_up);
+  EXPECT_FALSE(rtnl_get_link("lan0"));
+  // Down, or without addresses, it is renamed as before.
+  ASSERT_TRUE(rtnl_set_link_up("vb", true));
+  EXPECT_EQ(execute(live.ctx, rename("vb", "lan1", link("vb").address.str())).kind,
+            OutcomeKind::kDone);
+}
+
 TEST_F(LinksTest, IpoibModeOnAnEthernetLinkFails) {
   LiveContext live(5s);
   Outcome o = execute(live.ctx, act(SetIpoibMode{"va", IpoibMode::kConnected}));
