@@ -10,10 +10,17 @@
 #include <system_error>
 #include <thread>
 
+#include "provision/apply/module_jobs.h"
 #include "provision/base/strings.h"
 
 namespace rp {
 namespace {
+
+using module_jobs::Batch;
+using module_jobs::Job;
+using module_jobs::loaded;
+using module_jobs::order_jobs;
+using module_jobs::work;
 
 constexpr char kLiveOnly[] = "acts on the running kernel only (--root DIR)";
 
@@ -34,162 +41,6 @@ std::string normalized(std::string s) {
 
 std::string action_name(const Action& a) {
   return std::string(to_string(a.kind())) + " " + a.object();
-}
-
-// The module a load-module or reload-module action asks for, and the options it gives.
-struct ModuleWanted {
-  std::string module, options;
-};
-ModuleWanted wanted_of(const Action& a) {
-  if (const auto* l = std::get_if<LoadModule>(&a.params)) return {l->module, l->all_options()};
-  const auto& r = a.get<ReloadModule>();
-  return {r.module, r.pfc.str()};
-}
-
-bool loaded(const ModuleLoadReport& r) {
-  return r.status != LoadStatus::kFailed && r.status != LoadStatus::kTimedOut;
-}
-
-// One module to load. Several actions may share one (an alias and the module itself).
-struct Job {
-  enum class State { kPending, kRunning, kFinished };
-  std::string module;
-  std::string options;
-  bool remove_first = false;      // reload-module
-  std::string asked_by;           // the first action that asked for it: "load-module xprtrdma"
-  std::set<std::string> chain;    // modules it would insert (dry-run pre-flight)
-  std::vector<size_t> waits_for;  // jobs whose module is in `chain`: they go first
-  State state = State::kPending;
-  bool ran = false;  // went through a worker (else the pre-flight was the answer)
-  ModuleLoadReport report;
-  Ms took{0};
-};
-
-// Shared by the calling thread and the workers. Held through a shared_ptr: a worker stuck
-// in init_module(2) past the deadline is left behind and finishes on its own.
-struct Batch {
-  Batch(Root r, ModuleLoading h, Clock::time_point d)
-      : root(std::move(r)), how(std::move(h)), deadline(d) {}
-  std::mutex mu;
-  std::condition_variable cv;
-  std::vector<Job> jobs;
-  const Root root;
-  const ModuleLoading how;
-  const Clock::time_point deadline;
-  std::vector<bool> busy;  // per worker: inside a load right now
-};
-
-ModuleLoadReport run_job(std::optional<ModuleLoader>& loader, const Batch& b,
-                         const std::string& module, const std::string& options, bool remove_first) {
-  if (!loader) {
-    auto opened = ModuleLoader::open(b.root, b.how.loader);
-    if (!opened) {
-      ModuleLoadReport r;
-      r.module = r.failed_module = module;
-      r.error = opened.error();
-      return r;
-    }
-    loader.emplace(std::move(opened).value());
-  }
-  if (remove_first) {
-    Status removed = loader->remove(module);
-    if (!removed && loader->state(module) != ModuleState::kNotLoaded) {
-      ModuleLoadReport r;
-      r.module = r.failed_module = module;
-      r.error = removed.error();
-      r.hint = "stop what uses it first";
-      return r;
-    }
-  }
-  return loader->load(module, options, b.deadline);
-}
-
-// A worker: owns one libkmod context (they are not thread-safe) and takes jobs whose
-// prerequisites are loaded, lowest first, until none is left or the deadline passes.
-// By value: the thread owns a share of the batch, which may outlive the caller.
-void work(std::shared_ptr<Batch> b, size_t me) {  // NOLINT(performance-unnecessary-value-param)
-  std::optional<ModuleLoader> loader;
-  std::unique_lock<std::mutex> lk(b->mu);
-  for (;;) {
-    bool pending = false, changed = false;
-    std::optional<size_t> pick;
-    for (size_t j = 0; j < b->jobs.size() && !pick; ++j) {
-      Job& job = b->jobs[j];
-      if (job.state != Job::State::kPending) continue;
-      pending = true;
-      bool ready = true;
-      for (size_t w : job.waits_for) {
-        const Job& pre = b->jobs[w];
-        if (pre.state != Job::State::kFinished) {
-          ready = false;
-        } else if (!loaded(pre.report)) {
-          // Its failure names the module that is missing; reported once, by `pre`.
-          job.report.status = LoadStatus::kFailed;
-          job.report.failed_module = pre.report.failed_module;
-          job.report.error = pre.report.error;
-          job.report.hint = pre.report.hint;
-          job.report.notes.clear();
-          job.state = Job::State::kFinished;
-          ready = false;
-          changed = true;
-          break;
-        }
-      }
-      if (ready) pick = j;
-    }
-    if (changed) b->cv.notify_all();
-    if (!pending || Clock::now() >= b->deadline) return;
-    if (!pick) {
-      if (!changed) b->cv.wait_until(lk, b->deadline);
-      continue;
-    }
-    Job& job = b->jobs[*pick];  // the vector does not change size once workers run
-    job.state = Job::State::kRunning;
-    b->busy[me] = true;
-    const std::string module = job.module, options = job.options;
-    const bool remove_first = job.remove_first;
-    lk.unlock();
-    const auto t0 = Clock::now();
-    ModuleLoadReport report = run_job(loader, *b, module, options, remove_first);
-    const Ms took = since(t0);
-    lk.lock();
-    b->busy[me] = false;
-    if (job.state == Job::State::kRunning) {  // else the caller gave up on it at the deadline
-      job.report = std::move(report);
-      job.took += took;
-      job.ran = true;
-      job.state = Job::State::kFinished;
-    }
-    b->cv.notify_all();
-  }
-}
-
-// Jobs that need another job's module wait for it; a cycle (only softdeps can make one)
-// loses its edges rather than waiting forever.
-void order_jobs(std::vector<Job>& jobs) {
-  for (size_t y = 0; y < jobs.size(); ++y) {
-    if (jobs[y].state != Job::State::kPending) continue;
-    for (size_t x = 0; x < jobs.size(); ++x) {
-      if (x == y || jobs[x].state != Job::State::kPending) continue;
-      if (jobs[y].chain.count(jobs[x].module) && !jobs[x].chain.count(jobs[y].module)) {
-        jobs[y].waits_for.push_back(x);
-      }
-    }
-  }
-  std::vector<bool> ordered(jobs.size(), false);
-  for (bool progress = true; progress;) {
-    progress = false;
-    for (size_t j = 0; j < jobs.size(); ++j) {
-      if (ordered[j]) continue;
-      if (std::all_of(jobs[j].waits_for.begin(), jobs[j].waits_for.end(),
-                      [&](size_t w) { return ordered[w]; })) {
-        ordered[j] = progress = true;
-      }
-    }
-  }
-  for (size_t j = 0; j < jobs.size(); ++j) {
-    if (!ordered[j]) jobs[j].waits_for.clear();
-  }
 }
 
 std::string steps_text(const ModuleLoadReport& r) {
@@ -455,6 +306,16 @@ std::vector<Outcome> run_batch(ApplyContext& ctx, const std::vector<Request>& re
 
 }  // namespace
 
+ModuleWanted wanted_of(const Action& a) {
+  if (const auto* l = std::get_if<LoadModule>(&a.params)) return {l->module, l->all_options()};
+  const auto& r = a.get<ReloadModule>();
+  return {r.module, r.pfc.str()};
+}
+
+Outcome load_one(ApplyContext& ctx, const Action& a, bool remove_first, const ModuleLoading& how) {
+  return run_batch(ctx, {{&a, remove_first}}, how).front();
+}
+
 std::vector<Outcome> load_modules_parallel(ApplyContext& ctx,
                                            const std::vector<const Action*>& actions,
                                            const ModuleLoading& how) {
@@ -470,92 +331,12 @@ std::vector<Outcome> load_modules_parallel(ApplyContext& ctx,
 }
 
 Outcome load_module(ApplyContext& ctx, const Action& a, const ModuleLoading& how) {
-  return run_batch(ctx, {{&a, false}}, how).front();
-}
-
-Outcome reload_module(ApplyContext& ctx, const Action& a, const ModuleLoading& how) {
-  if (!how.loader.dry_run && !ctx.live) return Outcome::skipped(kLiveOnly);
-  const ModuleWanted want = wanted_of(a);
-  const std::string module = normalized(want.module);
-  const std::string sys = "/sys/module/" + module;
-
-  ModuleLoaderOptions look = how.loader;
-  look.dry_run = true;
-  auto probe = ModuleLoader::open(ctx.files.root(), look);
-  if (!probe) return Outcome::failed(probe.error());
-  const ModuleState st = probe.value().state(module);
-  if (st == ModuleState::kBuiltin) {
-    return Outcome::failed(
-        make_error("", "module " + module + " is built into the kernel; its parameters (" +
-                           want.options + ") can be set only on the kernel command line"),
-        "add " + module + ".<param>=<value> to the kernel command line");
-  }
-  const bool is_loaded = st != ModuleState::kNotLoaded;
-  if (is_loaded) {
-    auto refcnt = ctx.files.read(sys + "/refcnt");
-    // -1: unreadable. (A plain integer: gcc -O2 misreads an std::optional here as
-    // maybe-uninitialized.)
-    long long users = -1;
-    if (refcnt) {
-      if (auto v = parse_uint(trim(*refcnt))) users = static_cast<long long>(*v);
-    }
-    const std::vector<std::string> holders = ctx.files.root().list(sys + "/holders");
-    if (users > 0 || !holders.empty()) {
-      std::string who = "refcnt " + (users >= 0 ? std::to_string(users) : std::string("?"));
-      if (!holders.empty()) who += ", used by " + join(holders, ", ");
-      return Outcome::failed(
-          make_error(sys + "/refcnt", "module " + module + " is in use (" + who +
-                                          "): not reloaded with " + want.options),
-          "stop what uses it first, or put 'options " + module + " " + want.options +
-              "' in /etc/modprobe.d and reboot");
-    }
-  }
-
-  Outcome o = run_batch(ctx, {{&a, is_loaded}}, how).front();
-  if (o.kind != OutcomeKind::kDone && o.kind != OutcomeKind::kAlready) {
-    if (is_loaded && !how.loader.dry_run && o.kind == OutcomeKind::kFailed) {
-      o.detail = module + " may now be unloaded (its interfaces gone)" +
-                 (o.detail.empty() ? "" : "; " + o.detail);
-    }
-    return o;
-  }
-  if (how.loader.dry_run) return o;
-
-  // Parameters are read-only once loaded: read each one back from sysfs.
-  std::vector<std::string> checked;
-  for (auto token : split_ws(want.options)) {
-    const auto eq = token.find('=');
-    if (eq == std::string_view::npos) continue;
-    const std::string key(token.substr(0, eq)), value(token.substr(eq + 1));
-    const std::string path = sys + "/parameters/" + key;
-    auto got = ctx.files.read(path);
-    if (!got) {
-      Error e = got.error();
-      e.what = "cannot read back " + key + " after loading " + module + ": " + e.what;
-      return Outcome::failed(e);
-    }
-    const std::string have(trim(*got));
-    const auto w = parse_uint(value), h = parse_uint(have);
-    if ((w && h) ? *w != *h : have != value) {
-      return Outcome::failed(
-          make_error(path, "reads " + have + " after loading " + module + ", wanted " + value),
-          "the kernel ignores or resets values it does not accept (pfctx/pfcrx above 0xff "
-          "become 0); check dmesg");
-    }
-    checked.push_back(key + "=" + have);
-  }
-  if (!checked.empty()) o.detail += "; read back " + join(checked, " ");
-  return o;
+  return load_one(ctx, a, false, how);
 }
 
 Outcome exec_load_module(ApplyContext& ctx, const Action& a, const LoadModule&) {
   if (!ctx.live) return Outcome::skipped(kLiveOnly);
   return load_module(ctx, a, ModuleLoading{});
-}
-
-Outcome exec_reload_module(ApplyContext& ctx, const Action& a, const ReloadModule&) {
-  if (!ctx.live) return Outcome::skipped(kLiveOnly);
-  return reload_module(ctx, a, ModuleLoading{});
 }
 
 }  // namespace rp

@@ -30,6 +30,16 @@ std::vector<Outcome> load_modules_parallel(ApplyContext& ctx,
                                            const std::vector<const Action*>& actions,
                                            const ModuleLoading& how);
 
+// The module a load-module or reload-module action asks for, and the options it gives.
+struct ModuleWanted {
+  std::string module, options;
+};
+ModuleWanted wanted_of(const Action& a);
+
+// One load-module or reload-module action, a batch of one; `remove_first` removes the
+// module before inserting it again (a reload).
+Outcome load_one(ApplyContext& ctx, const Action& a, bool remove_first, const ModuleLoading& how);
+
 // One load-module action (a batch of one).
 Outcome load_module(ApplyContext& ctx, const Action& a, const ModuleLoading& how);
 
