@@ -5,10 +5,6 @@
 #include "provision/base/strings.h"
 
 namespace rp {
-namespace {
-
-// Options from modprobe.d are applied by libkmod itself at load; passing them again
-// would give them twice.
 bool from_modprobe_d(const std::string& source) {
   for (const char* dir :
        {"/etc/modprobe.d/", "/run/modprobe.d/", "/usr/local/lib/modprobe.d/", "/lib/modprobe.d/"}) {
@@ -16,8 +12,6 @@ bool from_modprobe_d(const std::string& source) {
   }
   return false;
 }
-
-}  // namespace
 
 PlanBuilder::PlanBuilder(const Config& c, const Inventory& i, Plan& plan)
     : cfg(c), inv(i), plan_(plan) {

@@ -17,6 +17,10 @@
 
 namespace rp {
 
+// Whether a value comes from modprobe.d. Options from there are applied by libkmod itself
+// at load (passing them again would give them twice), and read as modprobe reads them.
+bool from_modprobe_d(const std::string& source);
+
 // What an interface name refers to once earlier actions have run.
 struct Iface {
   const NetDev* netdev = nullptr;  // present now (under its current name)

@@ -22,7 +22,10 @@ void plan_pfc(PlanBuilder& b) {
   const Config& cfg = b.cfg;
   if (!cfg.pfc_tx && !cfg.pfc_rx) return;
   const unsigned tx = cfg.pfc_tx ? cfg.pfc_tx->value : 0;
-  const unsigned rx = cfg.pfc_rx ? cfg.pfc_rx->value : tx;  // our short form: rx follows tx
+  // rx follows tx in our own short forms; `options mlx4_en pfctx=0x08` alone in modprobe.d
+  // leaves pfcrx at the module's default, 0 (mlx4/en_main.c MLX4_EN_PARM_INT(pfcrx, 0)).
+  const bool tx_from_modprobe = cfg.pfc_tx && from_modprobe_d(cfg.pfc_tx->source);
+  const unsigned rx = cfg.pfc_rx ? cfg.pfc_rx->value : tx_from_modprobe ? 0 : tx;
   b.pfc = PfcMasks{tx, rx};
   b.pfc_source = cfg.pfc_tx ? cfg.pfc_tx->source : cfg.pfc_rx->source;
   if (!b.inv.module_loaded("mlx4_en")) return;

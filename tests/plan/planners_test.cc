@@ -78,6 +78,22 @@ TEST(ModulesPlanner, AModuleForbiddenByAnInstallLineIsNotPlanned) {
             "/etc/modprobe.d/cis.conf:4 ('install ib_srpt /bin/true'); not loaded");
 }
 
+TEST(ModulesPlanner, PfctxAloneInModprobeDLeavesPfcrxAtZero) {
+  // mlx4_en loaded with what modprobe.d gave it: pfctx=0x08, pfcrx the default 0.
+  Inventory inv = cx3_with_port1("eth");
+  inv.modules = {"ib_core", "mlx4_core", "mlx4_en", "mlx4_ib"};
+  inv.module_params = {{"mlx4_en.pfctx", "8"}, {"mlx4_en.pfcrx", "0"}};
+  Config cfg;
+  cfg.pfc_tx = Sourced<unsigned>{0x08, "/etc/modprobe.d/mlx4.conf:2"};
+  const Plan p = make_plan(cfg, inv);
+  EXPECT_TRUE(p.diag.warnings.empty()) << plan_text(p);  // nothing to reload
+  // Our own short form means rx = tx: the loaded module differs, which is said.
+  cfg.pfc_tx->source = "/etc/rdma-provision/rdma-provision.conf:7";
+  const Plan ours = make_plan(cfg, inv);
+  ASSERT_EQ(ours.diag.warnings.size(), 1u) << plan_text(ours);
+  EXPECT_NE(ours.diag.warnings[0].what.find("pfctx=0x08 pfcrx=0x08"), std::string::npos);
+}
+
 TEST(ModulesPlanner, TheRdmaDriverOfEachNicDriverIsLoaded) {
   Inventory inv;
   for (const char* driver : {"be2net", "mana", "mlx5_core"}) {
