@@ -13,17 +13,27 @@ static_assert(kArphrdEther == ARPHRD_ETHER, "ARPHRD_ETHER");
 static_assert(kArphrdInfiniband == ARPHRD_INFINIBAND, "ARPHRD_INFINIBAND");
 static_assert(kArphrdLoopback == ARPHRD_LOOPBACK, "ARPHRD_LOOPBACK");
 
-// Parse colon-separated hex groups each of `group_chars` hex digits into bytes.
+// The value of a hex digit, or -1.
+static int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// Parse colon-separated hex groups each of `group_chars` hex digits into bytes. No
+// allocation: node tables with thousands of GUIDs and MACs are read at every boot.
 static bool parse_groups(std::string_view s, size_t group_chars, uint8_t* out, size_t nbytes) {
-  auto parts = split(s, ':');
-  if (parts.size() * group_chars != nbytes * 2) return false;
+  const size_t groups = nbytes * 2 / group_chars;
+  if (s.size() != groups * group_chars + (groups - 1)) return false;
   size_t k = 0;
-  for (auto p : parts) {
-    if (p.size() != group_chars) return false;
+  for (size_t g = 0; g < groups; ++g) {
+    const size_t at = g * (group_chars + 1);
+    if (g > 0 && s[at - 1] != ':') return false;
     for (size_t i = 0; i < group_chars; i += 2) {
-      auto v = parse_hex(p.substr(i, 2));
-      if (!v || p.substr(i, 2).find_first_of("xX") != std::string_view::npos) return false;
-      out[k++] = static_cast<uint8_t>(*v);
+      const int hi = hex_digit(s[at + i]), lo = hex_digit(s[at + i + 1]);
+      if (hi < 0 || lo < 0) return false;
+      out[k++] = static_cast<uint8_t>(hi << 4 | lo);
     }
   }
   return true;

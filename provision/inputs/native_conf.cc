@@ -276,19 +276,18 @@ void node_row(Parser& p, std::string_view line) {
     }
     auto k = fields[i].substr(0, eq), v = fields[i].substr(eq + 1);
     const NodeField* field = nullptr;
-    Words known;
-    for (const auto& f : kNodeFields) {
+    for (const auto& f : kNodeFields)
       if (f.field == k) field = &f;
-      known.push_back(f.field);
-    }
     if (field) {
       field->read(p, v, e);
-    } else {
-      p.error("unknown node field " + shown(k) + " " + did_you_mean(k, known));
+      continue;
     }
+    Words known;  // built only for the message: a 10,000-row table is read at every boot
+    for (const auto& f : kNodeFields) known.push_back(f.field);
+    p.error("unknown node field " + shown(k) + " " + did_you_mean(k, known));
   }
   auto& table = key->is_guid ? p.cfg.nodes_by_guid : p.cfg.nodes_by_mac;
-  auto [it, inserted] = table.emplace(key->value, e);
+  auto [it, inserted] = table.emplace(key->value, std::move(e));
   if (!inserted) p.error("node " + key->str() + " is already listed at " + it->second.source);
 }
 
