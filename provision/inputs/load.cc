@@ -50,6 +50,30 @@ void read_modprobe_d(const Root& root, Inputs& in) {
   }
 }
 
+// ib.pkey= is NetworkManager's parameter: nm-initrd-generator (src/nm-initrd-generator/
+// nmi-cmdline-reader.c, reader_parse_ib_pkey) makes a connection for that partition, and
+// NetworkManager creates the child itself. In an image with NetworkManager (dracut's
+// 35network-manager installs the generator) both creating it would race: leave it to NM.
+void leave_ib_pkey_to_networkmanager(const Root& root, Inputs& in) {
+  static const char* const kGenerators[] = {"/usr/libexec/nm-initrd-generator",
+                                            "/usr/lib/NetworkManager/nm-initrd-generator"};
+  bool nm = false;
+  for (const char* g : kGenerators) nm |= root.exists(g);
+  if (!nm) return;
+  auto& pkeys = in.config.pkeys;
+  for (auto it = pkeys.begin(); it != pkeys.end();) {
+    if (starts_with(it->second.source, "cmdline: ib.pkey=")) {
+      in.diag.warn(it->second.source,
+                   "left to NetworkManager: this image has nm-initrd-generator, which creates "
+                   "the partition " +
+                       it->second.child_name() + " itself");
+      it = pkeys.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
 }  // namespace
 
 void apply_node_table(const Inventory& inv, Config& cfg) {
@@ -115,6 +139,7 @@ Inputs load_inputs(const Root& root, const Inventory& inv, const InputOptions& o
     else
       parse_cmdline(*text, in.config, in.diag);
   }
+  leave_ib_pkey_to_networkmanager(root, in);
   return in;
 }
 

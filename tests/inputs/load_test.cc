@@ -58,5 +58,23 @@ TEST_F(LoadTest, ModprobeDirectoriesMergeByFileNameAndTheEarlierDirectoryMasks) 
   EXPECT_EQ(in.config.blacklist[0].value, "ib_srpt");
 }
 
+TEST_F(LoadTest, IbPkeyIsLeftToNetworkManagerWhenTheImageHasIt) {
+  InputOptions opt;
+  opt.cmdline_text = "ib.pkey=ib0.8001 rd.rdma.pkey=ib0:0x8002";
+  // Without NetworkManager in the image: ours, as before.
+  Inputs plain = load_inputs(Root(dir_), Inventory{}, opt);
+  EXPECT_EQ(plain.config.pkeys.size(), 2u);
+  EXPECT_TRUE(plain.diag.warnings.empty());
+  // With it (dracut's 35network-manager installs the generator): said once, left to NM.
+  put("/usr/libexec/nm-initrd-generator", "");
+  Inputs nm = load_inputs(Root(dir_), Inventory{}, opt);
+  ASSERT_EQ(nm.config.pkeys.size(), 1u);
+  EXPECT_EQ(nm.config.pkeys.begin()->second.source, "cmdline: rd.rdma.pkey=ib0:0x8002");
+  ASSERT_EQ(nm.diag.warnings.size(), 1u);
+  EXPECT_EQ(nm.diag.warnings[0].str(),
+            "cmdline: ib.pkey=ib0.8001: left to NetworkManager: this image has "
+            "nm-initrd-generator, which creates the partition ib0.8001 itself");
+}
+
 }  // namespace
 }  // namespace rp
