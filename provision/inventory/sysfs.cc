@@ -108,7 +108,9 @@ void discover_pci(const Root& root, Inventory& inv, bool full) {
     PciFunction f;
     f.address = *addr;
     f.driver = root.link_basename(dir + "/driver").value_or("");
-    if (full) {
+    // The IDs are status-only, but for i40e, whose RDMA side (irdma) exists on the X722
+    // alone (plan/drivers.cc).
+    if (full || f.driver == "i40e") {
       f.vendor = root.read_or(dir + "/vendor", "");
       f.device = root.read_or(dir + "/device", "");
     }

@@ -16,7 +16,18 @@ const std::vector<DriverPair>& rdma_driver_pairs() {
   return kPairs;
 }
 
-std::optional<std::string_view> rdma_driver_for(std::string_view nic_driver) {
+std::optional<std::string_view> rdma_driver_for(std::string_view nic_driver,
+                                                std::string_view pci_device) {
+  if (nic_driver == "i40e" && !pci_device.empty()) {
+    // i40e creates its iWARP auxiliary device only when the function has iWARP
+    // (i40e_main.c, I40E_HW_CAP_IWARP), which the X722 family alone has
+    // (i40e_devids.h: I40E_DEV_ID_KX_X722 0x37CE ... I40E_DEV_ID_SFP_I_X722 0x37D3).
+    static const std::string_view kX722[] = {"0x37ce", "0x37cf", "0x37d0",
+                                             "0x37d1", "0x37d2", "0x37d3"};
+    bool x722 = false;
+    for (auto id : kX722) x722 |= pci_device == id;
+    if (!x722) return std::nullopt;
+  }
   for (const auto& p : rdma_driver_pairs())
     if (p.nic == nic_driver) return p.rdma;
   return std::nullopt;

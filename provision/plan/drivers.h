@@ -18,7 +18,10 @@ const std::vector<DriverPair>& rdma_driver_pairs();
 
 // The RDMA (ib_core) driver for a PCI function driven by `nic_driver`, if it has one:
 // mlx5_core -> mlx5_ib, bnxt_en -> bnxt_re, ... nullopt for drivers that are RDMA drivers
-// themselves (hfi1, efa, ...) or have no RDMA side.
-std::optional<std::string_view> rdma_driver_for(std::string_view nic_driver);
+// themselves (hfi1, efa, ...) or have no RDMA side. `pci_device` (the function's device ID,
+// "0x37d2") narrows it where the NIC driver has RDMA on some devices only: i40e has iWARP
+// (irdma) on the X722 alone. Empty: the answer for the driver's RDMA-capable devices.
+std::optional<std::string_view> rdma_driver_for(std::string_view nic_driver,
+                                                std::string_view pci_device = "");
 
 }  // namespace rp

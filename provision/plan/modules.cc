@@ -86,7 +86,7 @@ Technologies technologies(const PlanBuilder& b) {
         t.infiniband |= m.value == "ib" || m.value == "auto (ib)";
         t.roce |= is_eth(m.value);
       }
-    } else if (rdma_driver_for(f.driver)) {
+    } else if (rdma_driver_for(f.driver, f.device)) {
       t.any = t.infiniband = t.roce = t.iwarp = true;
     }
   }
@@ -140,7 +140,7 @@ void plan_modules(PlanBuilder& b) {
   }
   for (const auto& f : inv.pci) {
     for (const auto& m : f.mlx4_ports) any_eth |= is_eth(m.value);
-    if (auto rdma = rdma_driver_for(f.driver)) {
+    if (auto rdma = rdma_driver_for(f.driver, f.device)) {
       auto i = b.load_module(std::string(*rdma),
                              "hardware: " + f.address.str() + " is driven by " + f.driver);
       if (i) b.set_driver_load(*i);

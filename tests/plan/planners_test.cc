@@ -94,6 +94,20 @@ TEST(ModulesPlanner, PfctxAloneInModprobeDLeavesPfcrxAtZero) {
   EXPECT_NE(ours.diag.warnings[0].what.find("pfctx=0x08 pfcrx=0x08"), std::string::npos);
 }
 
+TEST(ModulesPlanner, I40eMeansIrdmaOnlyOnTheX722) {
+  auto plan_for = [](const std::string& device) {
+    Inventory inv;
+    PciFunction f;
+    f.address = *PciAddress::parse("0000:18:00.0");
+    f.driver = "i40e";
+    f.device = device;
+    inv.pci.push_back(f);
+    return make_plan(Config{}, inv);
+  };
+  EXPECT_FALSE(loads(plan_for("0x1572"), "irdma"));  // X710: no RDMA
+  EXPECT_TRUE(loads(plan_for("0x37d2"), "irdma"));   // X722 10GbE SFP+
+}
+
 TEST(ModulesPlanner, TheRdmaDriverOfEachNicDriverIsLoaded) {
   Inventory inv;
   for (const char* driver : {"be2net", "mana", "mlx5_core"}) {
