@@ -27,6 +27,11 @@ std::string state_json(const Config& cfg, const Plan& plan, const ApplyReport* r
 //   RP_ERRORS (the error of each failed or timed-out action, one per line),
 //   RP_NAMES (the configured persistent interface names, space-separated).
 std::string state_env(const Config& cfg, const Plan& plan, const ApplyReport* report);
+// The same before any plan (`udev-rules --state-env`, the early step in the initramfs):
+// what the inputs say, valid or not, so the failure policy has the binary's reading of
+// `required` even for invalid input. RP_EXIT_CODE is 2 and RP_ERRORS lists the input
+// errors when invalid, both empty otherwise.
+std::string inputs_state_env(const Config& cfg, const Diagnostics& diag);
 
 inline constexpr const char* kStatePath = "/run/rdma-provision/state.json";
 inline constexpr const char* kStateEnvPath = "/run/rdma-provision/state.env";

@@ -99,6 +99,23 @@ TEST(StateEnv, DisabledHasNoExitCodeAndSaysSo) {
   EXPECT_EQ(sourced(env, "RP_NAMES"), "");
 }
 
+TEST(StateEnv, OfInvalidInputsGivesTheBinarysReadingOfRequiredAndTheErrors) {
+  Config cfg;
+  cfg.required = {true, "/etc/rdma-provision/rdma-provision.conf:3"};
+  Diagnostics diag;
+  diag.error("cmdline: rd.rdma.mlx=1", "unknown parameter 'rd.rdma.mlx'");
+  diag.error("cmdline: rd.rdma.roce=*:v9", "RoCE mode 'v9' is not one of v1, v2");
+  const std::string env = inputs_state_env(cfg, diag);
+  EXPECT_EQ(sourced(env, "RP_REQUIRED"), "1");
+  EXPECT_EQ(sourced(env, "RP_ENABLED"), "1");
+  EXPECT_EQ(sourced(env, "RP_EXIT_CODE"), "2");
+  EXPECT_EQ(sourced(env, "RP_SUMMARY"), "invalid input: 2 errors");
+  EXPECT_EQ(sourced(env, "RP_ERRORS"), diag.errors[0].str() + "\n" + diag.errors[1].str());
+  const std::string valid = inputs_state_env(Config{}, Diagnostics{});
+  EXPECT_EQ(sourced(valid, "RP_EXIT_CODE"), "");
+  EXPECT_EQ(sourced(valid, "RP_REQUIRED"), "0");
+}
+
 TEST(StateEnv, EveryLineIsACommentOrOneAssignment) {
   Config cfg;
   Plan plan;
