@@ -2,6 +2,8 @@
 # 90rdma-provision: puts the static rdma-provision binary, its configuration, rdma-core's
 # files and the RDMA kernel modules into the initramfs, and runs the binary at the right
 # moments of both initramfs flavours (dracut's shell init, systemd). Design: README.md.
+# What goes into the image is the binary's answer ("rdma-provision image-needs"): this
+# file knows no driver, no configuration grammar and no rdma-core file format.
 #
 # dracut.conf settings (all optional):
 #   rdma_provision_binary=FILE   the static binary (default /usr/sbin/rdma-provision)
@@ -17,34 +19,6 @@
 _rp_binary() { echo "${rdma_provision_binary:-/usr/sbin/rdma-provision}"; }
 _rp_config() { echo "${rdma_provision_config:-$dracutsysrootdir/etc/rdma-provision/rdma-provision.conf}"; }
 
-# RDMA drivers that a NIC driver needs beside it (the NIC driver's own request_module may
-# fail in an initramfs); the binary loads them, the image must carry them.
-_rp_rdma_modules_for() {
-    case "$1" in
-        mlx4_core | mlx4_en) echo mlx4_core mlx4_en mlx4_ib ;;
-        mlx5_core) echo mlx5_core mlx5_ib ;;
-        bnxt_en) echo bnxt_en bnxt_re ;;
-        cxgb4) echo cxgb4 iw_cxgb4 ;;
-        qede | qed) echo qede qedr ;;
-        ice | i40e) echo "$1" irdma ;;
-        hns3) echo hns3 hns_roce_hw_v2 ;;
-        be2net) echo be2net ocrdma ;;
-        mana) echo mana mana_ib ;;
-        # Drivers that are RDMA drivers themselves (hfi1, ib_qib, efa, vmw_pvrdma, erdma...).
-        *) echo "$1" ;;
-    esac
-}
-
-# The host's RDMA devices (sysfs), as the modules of their PCI drivers.
-_rp_host_rdma_pci_drivers() {
-    local _d _m
-    for _d in "$dracutsysrootdir"/sys/class/infiniband/*; do
-        [[ -e $_d/device/driver/module ]] || continue
-        _m=$(readlink -f "$_d/device/driver/module")
-        echo "${_m##*/}"
-    done | sort -u
-}
-
 _rp_host_has_rdma() {
     local _d
     for _d in "$dracutsysrootdir"/sys/class/infiniband/*; do
@@ -53,56 +27,65 @@ _rp_host_has_rdma() {
     return 1
 }
 
-# Whether the configuration, the command line baked into the image (kernel_cmdline=) or,
-# host-only, the running command line asks for Soft-RoCE ($1 = rxe) or Soft-iWARP (siw).
-_rp_soft_asked() {
-    local _conf _cmdline="$kernel_cmdline"
-    _conf=$(_rp_config)
-    [[ -f $_conf ]] && grep -Eq "^[[:space:]]*\[[[:space:]]*$1[[:space:]]" "$_conf" && return 0
-    [[ $hostonly ]] && _cmdline+=" $(< /proc/cmdline)"
-    [[ " $_cmdline " == *" rd.rdma.$1="* ]] && return 0
-    [[ $hostonly ]] && [[ -d /sys/module/$([[ $1 == rxe ]] && echo rdma_rxe || echo siw) ]] && return 0
-    return 1
-}
-
-# The RDMA drivers the image carries (see rdma_provision_drivers above).
-_rp_drivers() {
-    local _m
-    if [[ -n ${rdma_provision_drivers-} ]]; then
-        echo "$rdma_provision_drivers"
-        return
-    fi
-    if [[ $hostonly ]]; then
-        for _m in $(_rp_host_rdma_pci_drivers); do
-            _rp_rdma_modules_for "$_m"
-        done
-        _rp_soft_asked rxe && echo rdma_rxe
-        _rp_soft_asked siw && echo siw
-    else
-        echo "=drivers/infiniband/hw" mlx4_en mlx5_core rdma_rxe siw
-    fi
-}
-
-# Modules named by rdma-core's module lists (/etc/rdma/modules/*.conf): the binary loads
-# them, so the image must have them.
-_rp_rdma_core_listed_modules() {
-    local _f _l
-    for _f in "$dracutsysrootdir"/etc/rdma/modules/*.conf; do
-        [[ -f $_f ]] || continue
-        while read -r _l _ || [[ -n $_l ]]; do
-            [[ -z $_l || $_l == \#* || $_l == \;* ]] && continue
-            echo "$_l"
-        done < "$_f"
-    done
-}
-
 _rp_want_rdma_core() { [[ ${rdma_provision_rdma_core:-yes} != no ]]; }
+
+# What the image must carry, as the binary says it: "rdma-provision image-needs" prints one
+# item a line, "module NAME", "module-dir DIR" (under the kernel's tree) or "file PATH
+# [DEST]", each followed by "  # why". It knows the drivers, the configuration's grammar
+# and rdma-core's files; this module only installs what it prints. Sets _rp_needs; when
+# the binary fails, reports its message through dfatal and returns 1: an image without
+# the modules it needs must not be built.
+#
+# dracut facts used here: $dracutsysrootdir is --sysroot (dracut.sh, "--sysroot"), the
+# root the image is built from; $hostonly is set for host-only images (dracut.sh,
+# 'hostonly="-h"'); $kernel_cmdline is dracut.conf's kernel_cmdline= / --kernel-cmdline,
+# baked into the image as /etc/cmdline.d/01-default.conf (dracut.sh); $DRACUT_TMPDIR is
+# dracut's scratch directory (dracut.sh); dfatal and dwarn log (dracut-logger.sh).
+_rp_image_needs() {
+    [[ ${_rp_needs_done-} ]] && return 0
+    local _bin _err=$DRACUT_TMPDIR/rdma-provision-image-needs.err _l _rc=0
+    local _args=(image-needs --root "${dracutsysrootdir:-/}" --cmdline-string "${kernel_cmdline-}")
+    _bin=$(_rp_binary)
+    # A configuration given in dracut.conf is a path on the build system; the binary
+    # reads it under the root.
+    [[ -n ${rdma_provision_config-} ]] \
+        && _args+=(--config "${rdma_provision_config#"$dracutsysrootdir"}")
+    if [[ -n ${rdma_provision_drivers-} ]]; then
+        _args+=(--drivers "$rdma_provision_drivers")
+    elif [[ ! $hostonly ]]; then
+        _args+=(--generic)
+    fi
+    _rp_want_rdma_core || _args+=(--no-rdma-core)
+    _rp_needs=$("$_bin" "${_args[@]}" 2> "$_err") || _rc=$?
+    if ((_rc != 0)); then
+        while IFS= read -r _l; do
+            [[ $_l ]] && dfatal "90rdma-provision: $_l"
+        done < "$_err"
+        dfatal "90rdma-provision: '$_bin ${_args[*]}' failed (exit $_rc): the image would miss the RDMA modules and files it needs"
+        return 1
+    fi
+    while IFS= read -r _l; do
+        [[ $_l ]] && dwarn "90rdma-provision: $_l"
+    done < "$_err"
+    _rp_needs_done=1
+}
+
+# The items of one kind ($1: module, module-dir or file) that image-needs printed, one a
+# line, without the kind and the reason.
+_rp_needed() {
+    local _l
+    while IFS= read -r _l; do
+        _l=${_l%%  # *}
+        [[ ${_l%% *} == "$1" ]] && echo "${_l#* }"
+    done <<< "$_rp_needs"
+}
 
 # called by dracut
 check() {
     require_binaries "$(_rp_binary)" || return 1
     # Host-only images get the module when the host has RDMA hardware or our configuration;
-    # others only when asked for (--add rdma-provision).
+    # others only when asked for (--add rdma-provision): 255 means "only on request"
+    # (dracut-init.sh, check_module). require_binaries: dracut-init.sh.
     if [[ $hostonly ]]; then
         _rp_host_has_rdma && return 0
         [[ -f $(_rp_config) ]] && return 0
@@ -118,62 +101,47 @@ depends() {
 
 # called by dracut
 installkernel() {
-    local _drivers _m _hw=
-    _drivers=$(_rp_drivers)
-    # RDMA core and the user-space/connection-manager modules, whatever the hardware; our
-    # choice is explicit, so the host-only filter (modules loaded on the host) is off.
-    hostonly='' instmods ib_core ib_uverbs rdma_ucm rdma_cm ib_cm iw_cm configfs
-    # shellcheck disable=SC2086
-    hostonly='' instmods $_drivers
-    for _m in $_drivers; do
-        case $_m in
-            rdma_rxe)
-                # rxe asks the crypto API for "crc32" and declares no softdep.
-                hostonly='' instmods crc32_generic crc32-pclmul
-                ;;
-            siw) ;;
-            *) _hw=1 ;;
-        esac
+    local _mods _d
+    # A non-zero status stops dracut ("installkernel failed in module", dracut.sh).
+    _rp_image_needs || return 1
+    mapfile -t _mods < <(_rp_needed module)
+    # instmods takes "=DIR" for every module under the kernel's DIR (dracut-init.sh).
+    for _d in $(_rp_needed module-dir); do
+        _mods+=("=$_d")
     done
-    # IPoIB only with hardware that can do InfiniBand (not for Soft-RoCE/iWARP alone).
-    [[ $_hw ]] && hostonly='' instmods ib_ipoib
-    # NFS over RDMA (xprtrdma is rpcrdma's alias).
-    dracut_module_included nfs && hostonly='' instmods rpcrdma
-    if _rp_want_rdma_core; then
-        # shellcheck disable=SC2046
-        hostonly='' instmods $(_rp_rdma_core_listed_modules)
-    fi
+    # NFS over RDMA (xprtrdma is rpcrdma's alias) when dracut's nfs module is in the image
+    # (dracut_module_included, dracut-init.sh): a dracut fact the binary cannot know.
+    dracut_module_included nfs && _mods+=(rpcrdma)
+    # Our choice is explicit, so the host-only filter is off: with $hostonly set, instmods
+    # passes -H and dracut-install leaves out modules the build host has not loaded
+    # (dracut-init.sh, instmods).
+    hostonly='' instmods "${_mods[@]}"
     return 0
 }
 
 # called by dracut
 install() {
-    local _conf _f
+    local _src _dest _f
+    # dracut ignores install()'s status (dracut.sh calls module_install without a check),
+    # so a failure stops it here, as 00systemd's install() does.
+    _rp_image_needs || exit 1
     inst_simple "$(_rp_binary)" /usr/sbin/rdma-provision
-    _conf=$(_rp_config)
-    if [[ -f $_conf ]]; then
-        inst_simple "$_conf" /etc/rdma-provision/rdma-provision.conf
-    fi
-
-    if _rp_want_rdma_core; then
-        inst_multiple -o /etc/rdma/mlx4.conf /etc/udev/rules.d/70-persistent-ipoib.rules
-        for _f in "$dracutsysrootdir"/etc/rdma/modules/*.conf; do
-            [[ -f $_f ]] && inst_simple "${_f#"$dracutsysrootdir"}"
-        done
-        # modprobe.d files with options for RDMA modules (mlx4_en's PFC masks, mlx4_core's
-        # port_type_array...), which the binary reads and modprobe applies.
-        for _f in "$dracutsysrootdir"/{etc,lib,usr/lib}/modprobe.d/*.conf; do
-            [[ -f $_f ]] || continue
-            grep -Eq '^[[:space:]]*(options|blacklist|softdep|install)[[:space:]]+(mlx4_|mlx5_|ib_|rdma_|iw_|rpcrdma|xprtrdma|svcrdma|bnxt_re|irdma|qedr|hfi1|siw)' "$_f" \
-                && inst_simple "${_f#"$dracutsysrootdir"}"
-        done
-    fi
+    # The binary's inputs: paths under the root (inst_simple hands $dracutsysrootdir to
+    # dracut-install as -r, dracut-init.sh); DEST when the file goes elsewhere in the image.
+    while read -r _src _dest; do
+        inst_simple "$_src" ${_dest:+"$_dest"} || {
+            dfatal "90rdma-provision: cannot install $_src${_dest:+ as $_dest}, which rdma-provision reads at boot"
+            exit 1
+        }
+    done < <(_rp_needed file)
 
     inst_simple "$moddir/rdma-provision-lib.sh" /lib/rdma-provision-lib.sh
     inst_script "$moddir/rdma-provision-queue.sh" /sbin/rdma-provision-queue
     inst_rules "$moddir/61-rdma-provision.rules"
-    inst_multiple udevadm cat mkdir mv rm sed tr
+    inst_multiple udevadm cat mkdir mv rm tr
 
+    # Hook names are dracut's hookdirs (dracut-init.sh); inst_hook, inst_rules, inst_script
+    # and dracut_need_initqueue: dracut-init.sh; pre-pivot is sourced by init.sh (99base).
     inst_hook initqueue/finished 50 "$moddir/rdma-provision-finished.sh"
     if dracut_module_included systemd; then
         inst_script "$moddir/rdma-provision-boot.sh" /sbin/rdma-provision-boot

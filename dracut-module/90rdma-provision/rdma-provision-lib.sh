@@ -36,21 +36,27 @@ rp_show() {
     done < "$1"
 }
 
-# Whether rd.rdma.required asks a failure to stop the boot. The binary's own record wins
-# when it has one (state.json, written by apply); otherwise the command line is read with
-# the binary's vocabulary: 1/yes/on/true in any case, bare "rd.rdma.required" meaning 1.
+# The binary's state: /run/rdma-provision/state.env, KEY='value' lines for sh, written by
+# the early step (what the inputs say, valid or not) and by apply (what was done). Sets
+# RP_ENABLED, RP_REQUIRED, RP_SUMMARY, RP_ERRORS (one error a line) and the rest of
+# provision/report/handoff.h's list.
+# Returns 1 when the binary left no state (it could not run).
+rp_state() {
+    RP_ENABLED='' RP_REQUIRED='' RP_SUMMARY='' RP_ERRORS=''
+    [ -r "$RP_RUN/state.env" ] || return 1
+    # shellcheck disable=SC1091 # written by the binary at run time
+    . "$RP_RUN/state.env"
+}
+
+# Whether a failure must stop the boot: the binary's reading of rd.rdma.required and the
+# configuration's "required". Only when the binary left no state at all, dracut's own
+# reading of the command line decides (getargbool, dracut-lib.sh).
 rp_required() {
-    if [ -r "$RP_RUN/state.json" ]; then
-        case "$(cat "$RP_RUN/state.json")" in
-            *'"required": true'* | *'"required":true'*) return 0 ;;
-            *'"required": false'* | *'"required":false'*) return 1 ;;
-        esac
+    if rp_state; then
+        [ "$RP_REQUIRED" = 1 ]
+        return
     fi
-    _rp_v=$(getarg rd.rdma.required) || return 1
-    case "$_rp_v" in
-        "" | 1 | [Yy][Ee][Ss] | [Oo][Nn] | [Tt][Rr][Uu][Ee]) return 0 ;;
-    esac
-    return 1
+    getargbool 0 rd.rdma.required
 }
 
 # The failure policy. $1 says what went wrong. Not required: a clear warning and the boot
@@ -90,8 +96,8 @@ rp_early() {
     rm -f "$RP_RUN/invalid-input"
     _rp_rc=0
     # shellcheck disable=SC2046
-    "$RP_BIN" udev-rules --output "$RP_RULES" $(rp_cmdline_opt) > "$RP_RUN/early.log" 2>&1 \
-        || _rp_rc=$?
+    "$RP_BIN" udev-rules --output "$RP_RULES" --state-env "$RP_RUN/state.env" $(rp_cmdline_opt) \
+        > "$RP_RUN/early.log" 2>&1 || _rp_rc=$?
     rp_show "$RP_RUN/early.log"
     case $_rp_rc in
         0) return 0 ;;
@@ -126,15 +132,15 @@ rp_queue() {
     : >> /lib/dracut/hooks/initqueue/work
 }
 
-# The summary and the error of each failed action, from the binary's state.json, on one
-# line: the console must say why even if the kernel rate-limited some of the binary's lines.
+# The summary and the error of each failed action, from the binary's state, on one line:
+# the console must say why even if the kernel rate-limited some of the binary's lines.
 rp_state_reason() {
-    [ -r "$RP_RUN/state.json" ] || return 0
-    _rp_reason=
-    while read -r _rp_line; do
-        _rp_reason="${_rp_reason:+$_rp_reason; }$_rp_line"
+    rp_state || return 0
+    _rp_reason=$RP_SUMMARY
+    while IFS= read -r _rp_line; do
+        [ -n "$_rp_line" ] && _rp_reason="${_rp_reason:+$_rp_reason; }$_rp_line"
     done << EOF
-$(sed -n -e 's/^ *"summary": "\(.*\)",\{0,1\}$/\1/p' -e 's/^ *"error": "\(.*\)",\{0,1\}$/\1/p' "$RP_RUN/state.json")
+$RP_ERRORS
 EOF
     [ -n "$_rp_reason" ] && echo ": $_rp_reason"
 }
@@ -151,9 +157,7 @@ rp_apply() {
     # shellcheck disable=SC2046
     "$RP_BIN" apply $(rp_cmdline_opt) > "$RP_RUN/apply.log" 2>&1 || _rp_rc=$?
     rp_show "$RP_RUN/apply.log"
-    case "$(cat "$RP_RUN/state.json" 2> /dev/null)" in
-        *'"enabled": false'* | *'"enabled":false'*) : > "$RP_RUN/disabled" ;;
-    esac
+    rp_state && [ "$RP_ENABLED" = 0 ] && : > "$RP_RUN/disabled"
     : > "$RP_RUN/initqueue.done"
     case $_rp_rc in
         0) return 0 ;;
@@ -166,11 +170,11 @@ rp_apply() {
 
 # Before switch-root: a run that udev queued late and the initqueue did not get to is done
 # now, so the real root gets the final state; then one line says what is handed over
-# (/run survives switch-root: state.json and apply's /run/udev/rules.d rules).
+# (/run survives switch-root: state.json, state.env and apply's /run/udev/rules.d rules).
 rp_handoff() {
     [ -e "$RP_JOB" ] && rm -f -- "$RP_JOB" && { rp_apply || return; }
     if [ -e "$RP_RUN/state.json" ]; then
-        info "rdma-provision: handing over to the real root: $RP_RUN/state.json"
+        info "rdma-provision: handing over to the real root: $RP_RUN/state.json, state.env"
     fi
     return 0
 }

@@ -1,5 +1,6 @@
 #include "provision/base/strings.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 
@@ -100,6 +101,33 @@ std::string quote(std::string_view s) {
       out += c;
   }
   return out + "'";
+}
+
+std::string shell_quote(std::string_view s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'')
+      out += "'\\''";
+    else
+      out += c;
+  }
+  return out + "'";
+}
+
+size_t edit_distance(std::string_view s, std::string_view t, size_t limit) {
+  if ((s.size() > t.size() ? s.size() - t.size() : t.size() - s.size()) > limit) return limit + 1;
+  std::vector<size_t> prev(t.size() + 1);
+  std::vector<size_t> cur(t.size() + 1);
+  for (size_t j = 0; j <= t.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= s.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= t.size(); ++j) {
+      size_t subst = prev[j - 1] + (s[i - 1] == t[j - 1] ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, subst});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[t.size()];
 }
 
 }  // namespace rp

@@ -25,4 +25,11 @@ std::optional<uint64_t> parse_hex(std::string_view s);
 std::string hex(uint64_t v, int width);  // zero-padded lower-case hex, no prefix
 std::string quote(std::string_view s);   // 'value' with control characters escaped
 
+// 'value' for a POSIX shell: single quotes keep every byte as it is (newlines, $, `, \),
+// and an embedded ' becomes '\'' (close, escaped quote, reopen).
+std::string shell_quote(std::string_view s);
+
+// Levenshtein distance, or limit+1 once it is certainly above `limit` (for "did you mean").
+size_t edit_distance(std::string_view s, std::string_view t, size_t limit);
+
 }  // namespace rp

@@ -1,6 +1,7 @@
 #include "provision/report/handoff.h"
 
 #include "provision/base/json.h"
+#include "provision/base/strings.h"
 #include "provision/version.h"
 
 namespace rp {
@@ -62,6 +63,57 @@ std::string state_json(const Config& cfg, const Plan& plan, const ApplyReport* r
   w.end_array();
   w.end_object();
   return w.str();
+}
+
+namespace {
+
+// The lines of state.env; `report` null: nothing applied (yet), the counts are empty.
+std::string env_text(const Config& cfg, bool enabled, const std::string& exit_code,
+                     const std::string& summary, const ApplyReport* report,
+                     const std::string& errors) {
+  std::string o =
+      "# rdma-provision's state for the dracut hooks: . /run/rdma-provision/state.env\n";
+  auto set = [&](const char* key, std::string_view value) {
+    o += std::string(key) + "=" + shell_quote(value) + "\n";
+  };
+  auto count = [&](const char* key, unsigned n) { set(key, report ? std::to_string(n) : ""); };
+  set("RP_VERSION", RDMA_PROVISION_VERSION);
+  set("RP_ENABLED", enabled ? "1" : "0");
+  set("RP_REQUIRED", cfg.required.value ? "1" : "0");
+  set("RP_EXIT_CODE", exit_code);
+  set("RP_SUMMARY", summary);
+  count("RP_DONE", report ? report->done : 0);
+  count("RP_ALREADY", report ? report->already : 0);
+  count("RP_SKIPPED", report ? report->skipped : 0);
+  count("RP_FAILED", report ? report->failed : 0);
+  count("RP_TIMED_OUT", report ? report->timed_out : 0);
+  set("RP_ERRORS", errors);
+  std::string names;
+  for (const auto& [name, key] : cfg.names) names += (names.empty() ? "" : " ") + name;
+  set("RP_NAMES", names);
+  return o;
+}
+
+}  // namespace
+
+std::string state_env(const Config& cfg, const Plan& plan, const ApplyReport* report) {
+  std::string errors;
+  for (size_t i = 0; report && i < report->outcomes.size(); ++i) {
+    const Outcome& out = report->outcomes[i];
+    if (out.kind != OutcomeKind::kFailed && out.kind != OutcomeKind::kTimedOut) continue;
+    errors += (errors.empty() ? "" : "\n") + out.error.str();
+  }
+  return env_text(cfg, plan.enabled, report ? std::to_string(report->exit_code()) : "",
+                  report ? report->summary() : "", report, errors);
+}
+
+std::string inputs_state_env(const Config& cfg, const Diagnostics& diag) {
+  std::string errors;
+  for (const auto& e : diag.errors) errors += (errors.empty() ? "" : "\n") + e.str();
+  const size_t n = diag.errors.size();
+  return env_text(cfg, cfg.enabled.value, n ? "2" : "",
+                  n ? "invalid input: " + std::to_string(n) + (n == 1 ? " error" : " errors") : "",
+                  nullptr, errors);
 }
 
 }  // namespace rp

@@ -1,6 +1,7 @@
 // Hand-off to the real root: /run survives switch-root, so what was done is recorded in
-// /run/rdma-provision/state.json and the persistent names are left as udev rules in
-// /run/udev/rules.d, which keep them through a udev re-trigger after switch-root.
+// /run/rdma-provision/state.json (and, for the dracut hooks, state.env) and the persistent names
+// are left as udev rules in /run/udev/rules.d, which keep them through a udev re-trigger after
+// switch-root.
 #pragma once
 
 #include <string>
@@ -18,7 +19,22 @@ std::string udev_rules(const Config& cfg);
 
 std::string state_json(const Config& cfg, const Plan& plan, const ApplyReport* report);
 
+// The facts the dracut hooks act on, as `KEY='value'` lines a POSIX shell sources
+// (`. /run/rdma-provision/state.env`), so no hook parses JSON:
+//   RP_VERSION, RP_ENABLED (1/0), RP_REQUIRED (1/0: a failure must stop the boot),
+//   RP_EXIT_CODE and RP_SUMMARY (empty when nothing was applied, e.g. rd.rdma=0),
+//   RP_DONE, RP_ALREADY, RP_SKIPPED, RP_FAILED, RP_TIMED_OUT (action counts),
+//   RP_ERRORS (the error of each failed or timed-out action, one per line),
+//   RP_NAMES (the configured persistent interface names, space-separated).
+std::string state_env(const Config& cfg, const Plan& plan, const ApplyReport* report);
+// The same before any plan (`udev-rules --state-env`, the early step in the initramfs):
+// what the inputs say, valid or not, so the failure policy has the binary's reading of
+// `required` even for invalid input. RP_EXIT_CODE is 2 and RP_ERRORS lists the input
+// errors when invalid, both empty otherwise.
+std::string inputs_state_env(const Config& cfg, const Diagnostics& diag);
+
 inline constexpr const char* kStatePath = "/run/rdma-provision/state.json";
+inline constexpr const char* kStateEnvPath = "/run/rdma-provision/state.env";
 inline constexpr const char* kRunRulesPath = "/run/udev/rules.d/60-rdma-provision.rules";
 
 }  // namespace rp

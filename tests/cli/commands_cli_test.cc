@@ -90,6 +90,11 @@ TEST(ApplyCli, WritesThePortTypeReportsEachActionAndLeavesState) {
       nlohmann::json::parse(testing::run("cat " + root + "/run/rdma-provision/state.json"));
   EXPECT_EQ(state["exit_code"], 0);
   EXPECT_EQ(state["actions"][0]["outcome"], "done");
+  // The same facts for the dracut hooks, which source them.
+  EXPECT_EQ(
+      testing::run(". " + root +
+                   "/run/rdma-provision/state.env && echo \"$RP_EXIT_CODE|$RP_DONE|$RP_SUMMARY\""),
+      "0|1|" + state["summary"].get<std::string>() + "\n");
 }
 
 TEST(PlanCli, JsonIsValidAndInvalidInputPlansNothing) {
@@ -115,6 +120,20 @@ TEST(UdevRulesCli, PrintsTheNamingRulesOfTheInputs) {
   EXPECT_EQ(st, 0) << out;
   EXPECT_NE(out.find("ATTR{address}==\"52:54:00:77:00:02\", NAME=\"fabric0\""), std::string::npos)
       << out;
+}
+
+TEST(UdevRulesCli, StateEnvOfInvalidInputSaysRequiredAndTheErrors) {
+  std::string root = testing::unpack_fixture("rxe-virtio");
+  const std::string env = testing::temp_dir("early") + "/state.env";
+  int st = -1;
+  std::string out = testing::run(binary() + " udev-rules --root " + root + " --output " +
+                                     testing::temp_dir("rules") + "/60.rules --state-env " + env +
+                                     " --cmdline-string 'rd.rdma.required=1 rd.rdma.mlx=1' 2>&1",
+                                 &st);
+  EXPECT_EQ(st, 2) << out;
+  EXPECT_EQ(testing::run(". " + env + " && echo \"$RP_REQUIRED|$RP_EXIT_CODE|$RP_ERRORS\""),
+            "1|2|cmdline: rd.rdma.mlx=1: unknown parameter 'rd.rdma.mlx' (did you mean "
+            "'rd.rdma.mlx4'?)\n");
 }
 
 }  // namespace

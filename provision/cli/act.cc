@@ -1,0 +1,130 @@
+// The commands that change the machine or write files: apply and udev-rules.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+
+#include "provision/apply/apply.h"
+#include "provision/apply/modules.h"
+#include "provision/base/root.h"
+#include "provision/cli/commands.h"
+#include "provision/inputs/load.h"
+#include "provision/inventory/inventory.h"
+#include "provision/kernel/files.h"
+#include "provision/plan/plan.h"
+#include "provision/report/handoff.h"
+
+namespace rp {
+namespace {
+
+// Writes one of our own files under the root (not a kernel attribute): via a temporary
+// file and rename, so a reader never sees half of it.
+bool write_own_file(const Root& root, const std::string& path, const std::string& text,
+                    std::string& err) {
+  const std::string real = root.path(path);
+  for (size_t slash = real.find('/', 1); slash != std::string::npos;
+       slash = real.find('/', slash + 1)) {
+    ::mkdir(real.substr(0, slash).c_str(), 0755);
+  }
+  const std::string tmp = real + ".tmp";
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0 || ::write(fd, text.data(), text.size()) != static_cast<ssize_t>(text.size())) {
+    err = make_error(path, "cannot write", errno).str();
+    if (fd >= 0) ::close(fd);
+    return false;
+  }
+  ::close(fd);
+  if (::rename(tmp.c_str(), real.c_str()) != 0) {
+    err = make_error(path, "cannot rename into place", errno).str();
+    return false;
+  }
+  return true;
+}
+
+// In the initramfs messages go to the kernel log (console, dmesg, journal).
+Log::Sink make_sink(const Root& root, const std::string& choice) {
+  const bool initramfs = root.exists("/etc/initrd-release") || root.exists("/run/initramfs");
+  if (choice == "kmsg" || (choice == "auto" && initramfs && root.is_live())) {
+    return kmsg_sink(root.path("/dev/kmsg"));
+  }
+  return stderr_sink();
+}
+
+// The state for the real root and for the dracut hooks: JSON for tools, the same facts
+// as shell assignments for the hooks (they source it).
+void write_state(const Root& root, const Config& cfg, const Plan& plan, const ApplyReport* report,
+                 Log& log) {
+  std::string err;
+  if (!write_own_file(root, kStatePath, state_json(cfg, plan, report), err)) log.error(err);
+  if (!write_own_file(root, kStateEnvPath, state_env(cfg, plan, report), err)) log.error(err);
+}
+
+}  // namespace
+
+int cmd_apply(const Options& o) {
+  Root root(o.root);
+  if (!root_usable(root, o, "apply")) return kExitUsage;
+  Log log(make_sink(root, o.log));
+  Inventory inv = discover(root, Detail::kPlan);
+  Inputs in = load_inputs(root, inv, o.inputs);
+  Plan plan = make_plan(in.config, inv);
+  for (const auto& w : in.diag.warnings) log.warn(w.str());
+  for (const auto& w : plan.diag.warnings) log.warn(w.str());
+  if (!in.diag.ok() || !plan.diag.ok()) {
+    for (const auto& e : in.diag.errors) log.error(e.str());
+    for (const auto& e : plan.diag.errors) log.error(e.str());
+    log.error("invalid input: nothing applied");
+    return kExitInvalid;
+  }
+  for (const auto& n : plan.notes) log.notice(n);
+  if (!plan.enabled) {
+    write_state(root, in.config, plan, nullptr, log);
+    return kExitOk;
+  }
+  log.info(std::to_string(plan.actions.size()) + " actions planned, deadline " +
+           std::to_string(plan.timeout_s) + " s");
+  RealFileOps files(root);
+  ApplyContext ctx{files, root.is_live(), Deadline(std::chrono::seconds(plan.timeout_s)), log};
+  ApplyReport report =
+      apply_plan(plan, ctx, [](ApplyContext& c, const std::vector<const Action*>& a) {
+        return load_modules_parallel(c, a);
+      });
+  write_state(root, in.config, plan, &report, log);
+  std::string err;
+  if (!in.config.names.empty() &&
+      !write_own_file(root, kRunRulesPath, udev_rules(in.config), err)) {
+    log.error(err);
+  }
+  return report.exit_code();
+}
+
+int cmd_udev_rules(const Options& o) {
+  Root root(o.root);
+  if (!root_usable(root, o, "udev-rules")) return kExitUsage;
+  Inventory inv = discover(root, Detail::kPlan);
+  Inputs in = load_inputs(root, inv, o.inputs);
+  print_diagnostics(in.diag);
+  Root host("/");
+  std::string err;
+  // Written whatever the input: the dracut hooks' failure policy reads it.
+  if (!o.state_env.empty() &&
+      !write_own_file(host, o.state_env, inputs_state_env(in.config, in.diag), err)) {
+    std::fprintf(stderr, "rdma-provision: %s\n", err.c_str());
+    if (in.diag.ok()) return 1;
+  }
+  if (!in.diag.ok()) return kExitInvalid;
+  const std::string rules = in.config.enabled.value ? udev_rules(in.config) : "";
+  if (o.output.empty()) {
+    print(rules);
+    return kExitOk;
+  }
+  if (!write_own_file(host, o.output, rules, err)) {
+    std::fprintf(stderr, "rdma-provision: %s\n", err.c_str());
+    return 1;
+  }
+  return kExitOk;
+}
+
+}  // namespace rp

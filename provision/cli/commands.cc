@@ -1,0 +1,201 @@
+#include "provision/cli/commands.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "provision/base/root.h"
+#include "provision/base/strings.h"
+#include "provision/kernel/verbs.h"
+#include "provision/version.h"
+
+namespace rp {
+
+const std::vector<Command>& command_table() {
+  static const std::vector<Command> kCommands = {
+      {"status",
+       {"--root", "--json"},
+       cmd_status,
+       "RDMA devices, ports, mlx4 port types and network links, as they are now"},
+      {"check",
+       {"--root", "inputs"},
+       cmd_check,
+       "validate every input; exit 2 when something is invalid"},
+      {"plan",
+       {"--root", "inputs", "--json"},
+       cmd_plan,
+       "the ordered actions apply would take (touches nothing)"},
+      {"apply",
+       {"--root", "inputs", "--log"},
+       cmd_apply,
+       "carry out the plan; exit 0 all done, 1 some action failed, 2 invalid input (nothing "
+       "applied), 3 deadline"},
+      {"udev-rules",
+       {"--root", "inputs", "--output", "--state-env"},
+       cmd_udev_rules,
+       "udev rules giving the configured persistent names"},
+      {"image-needs",
+       {"--root", "inputs", "--generic", "--drivers", "--no-rdma-core"},
+       cmd_image_needs,
+       "what an initramfs must carry for these inputs: kernel modules and input files, one "
+       "per line"},
+  };
+  return kCommands;
+}
+
+namespace {
+
+constexpr size_t kHelpColumn = 33;
+constexpr size_t kWidth = 80;
+
+const Command* find_command(std::string_view name) {
+  for (const auto& c : command_table())
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+// The option names a command takes, its groups expanded.
+std::vector<std::string_view> accepted(const Command& c) {
+  std::vector<std::string_view> out;
+  for (auto n : c.options) {
+    if (find_option(n)) {
+      out.push_back(n);
+      continue;
+    }
+    for (const auto& s : option_table())
+      if (s.group == n) out.push_back(s.name);
+  }
+  return out;
+}
+
+std::string option_synopsis(const OptionSpec& s) {
+  return std::string(s.name) + (s.value.empty() ? "" : " " + std::string(s.value));
+}
+
+// "status [--root DIR] [--json]"
+std::string synopsis(const Command& c) {
+  std::string out(c.name);
+  for (auto n : c.options) {
+    const OptionSpec* s = find_option(n);
+    out += " [" + (s ? option_synopsis(*s) : std::string(n)) + "]";
+  }
+  return out;
+}
+
+// `left` at column 2, `help` from kHelpColumn on (on the next line when `left` is too
+// long), wrapped at kWidth.
+std::string help_row(const std::string& left, std::string_view help) {
+  std::string out = "  " + left;
+  size_t col = out.size();
+  if (col + 1 >= kHelpColumn) {
+    out += "\n";
+    col = 0;
+  }
+  std::string line;
+  for (auto word : split_ws(help)) {
+    if (!line.empty() && kHelpColumn + line.size() + 1 + word.size() > kWidth) {
+      out += std::string(kHelpColumn - col, ' ') + line + "\n";
+      line.clear();
+      col = 0;
+    }
+    line += (line.empty() ? "" : " ") + std::string(word);
+  }
+  return out + std::string(kHelpColumn - col, ' ') + line + "\n";
+}
+
+std::string options_text(const std::vector<std::string_view>& names) {
+  std::string out;
+  std::vector<std::string_view> groups;
+  for (const auto& s : option_table()) {
+    if (std::find(names.begin(), names.end(), s.name) == names.end()) continue;
+    if (s.group.empty())
+      out += help_row(option_synopsis(s), s.help);
+    else if (std::find(groups.begin(), groups.end(), s.group) == groups.end())
+      groups.push_back(s.group);
+  }
+  for (auto g : groups) {
+    out += std::string(group_heading(g)) + ":\n";
+    for (const auto& s : option_table())
+      if (s.group == g && std::find(names.begin(), names.end(), s.name) != names.end())
+        out += help_row(option_synopsis(s), s.help);
+  }
+  return out;
+}
+
+std::string usage_text() {
+  std::string out =
+      "usage: rdma-provision [--version] [--help] <command> [options]\n"
+      "       rdma-provision <command> --help\n\ncommands:\n";
+  for (const auto& c : command_table()) out += help_row(synopsis(c), c.help);
+  std::vector<std::string_view> all;
+  for (const auto& s : option_table()) all.push_back(s.name);
+  return out + "\noptions:\n" + options_text(all);
+}
+
+std::string command_usage(const Command& c) {
+  return "usage: rdma-provision " + synopsis(c) + "\n";
+}
+
+std::string command_help(const Command& c) {
+  return command_usage(c) + std::string(c.help) + "\n\noptions:\n" + options_text(accepted(c));
+}
+
+int usage_error(const std::string& msg, const std::string& usage) {
+  std::fprintf(stderr, "rdma-provision: %s\n%s", msg.c_str(), usage.c_str());
+  return kExitUsage;
+}
+
+int version() {
+  std::string providers;
+  for (const auto& p : verbs_static_providers()) providers += " " + p;
+  std::printf("rdma-provision %s\nverbs providers (static):%s\n", RDMA_PROVISION_VERSION,
+              providers.c_str());
+  return kExitOk;
+}
+
+}  // namespace
+
+int run_cli(const std::vector<std::string>& args) {
+  if (args.empty()) return usage_error("no command given", usage_text());
+  const std::string& name = args[0];
+  if (name == "--version" || name == "version") return version();
+  if (name == "--help" || name == "-h" || name == "help") {
+    const Command* c = args.size() > 1 ? find_command(args[1]) : nullptr;
+    print(c ? command_help(*c) : usage_text());
+    return kExitOk;
+  }
+  const Command* c = find_command(name);
+  if (!c) {
+    std::vector<std::string_view> names;
+    for (const auto& k : command_table()) names.push_back(k.name);
+    std::string msg = "unknown command " + quote(name);
+    if (auto near = closest(name, names); !near.empty())
+      msg += " (did you mean " + quote(near) + "?)";
+    return usage_error(msg, usage_text());
+  }
+  Options o;
+  const std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (std::string e = parse_options(rest, c->name, accepted(*c), o); !e.empty()) {
+    return usage_error(name + ": " + e, command_usage(*c));
+  }
+  if (o.help) {
+    print(command_help(*c));
+    return kExitOk;
+  }
+  return c->run(o);
+}
+
+bool root_usable(const Root& root, const Options& o, std::string_view command) {
+  if (root.is_live() || root.is_dir("/")) return true;
+  std::fprintf(stderr, "rdma-provision: %.*s: --root %s is not a directory\n",
+               static_cast<int>(command.size()), command.data(), o.root.c_str());
+  return false;
+}
+
+void print_diagnostics(const Diagnostics& d) {
+  for (const auto& w : d.warnings) std::fprintf(stderr, "warning: %s\n", w.str().c_str());
+  for (const auto& e : d.errors) std::fprintf(stderr, "error: %s\n", e.str().c_str());
+}
+
+void print(const std::string& s) { std::fwrite(s.data(), 1, s.size(), stdout); }
+
+}  // namespace rp

@@ -1,0 +1,47 @@
+// The commands of rdma-provision as one table: name, the options it takes, handler and
+// one line of help. The usage text and the per-command errors are generated from it.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "provision/cli/options.h"
+#include "provision/config/config.h"
+
+namespace rp {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitUsage = 2;    // a usage error...
+inline constexpr int kExitInvalid = 2;  // ...and invalid input share the code
+
+struct Command {
+  std::string_view name;
+  // Option names, or a group name ("inputs") standing for every option of that group.
+  std::vector<std::string_view> options;
+  int (*run)(const Options&);
+  std::string_view help;  // one line
+};
+
+const std::vector<Command>& command_table();
+
+// The whole program: `args` is argv without the program name. Returns the exit status.
+int run_cli(const std::vector<std::string>& args);
+
+// The handlers (inspect.cc: commands that only read; act.cc: commands that write).
+int cmd_status(const Options& o);
+int cmd_check(const Options& o);
+int cmd_plan(const Options& o);
+int cmd_image_needs(const Options& o);
+int cmd_apply(const Options& o);
+int cmd_udev_rules(const Options& o);
+
+// Shared by the handlers.
+class Root;
+// False (with a message naming the command) when --root is not a directory.
+bool root_usable(const Root& root, const Options& o, std::string_view command);
+// Errors and warnings of the inputs, each once, with its source, on stderr.
+void print_diagnostics(const Diagnostics& d);
+void print(const std::string& s);
+
+}  // namespace rp

@@ -1,0 +1,81 @@
+// The commands that only read: status, check, plan and image-needs.
+#include <cstdio>
+
+#include "provision/base/root.h"
+#include "provision/cli/commands.h"
+#include "provision/image/needs.h"
+#include "provision/inputs/load.h"
+#include "provision/inventory/inventory.h"
+#include "provision/plan/plan.h"
+#include "provision/report/status.h"
+
+namespace rp {
+
+int cmd_status(const Options& o) {
+  Root root(o.root);
+  if (!root_usable(root, o, "status")) return kExitUsage;
+  Inventory inv = discover(root, Detail::kFull);
+  print(o.json ? status_json(inv) : status_text(inv));
+  return kExitOk;
+}
+
+int cmd_check(const Options& o) {
+  Root root(o.root);
+  if (!root_usable(root, o, "check")) return kExitUsage;
+  Inventory inv = discover(root, Detail::kPlan);
+  Inputs in = load_inputs(root, inv, o.inputs);
+  Plan plan = make_plan(in.config, inv);  // its cross-checks against the machine
+  print_diagnostics(in.diag);
+  print_diagnostics(plan.diag);
+  const size_t errors = in.diag.errors.size() + plan.diag.errors.size();
+  const size_t warnings = in.diag.warnings.size() + plan.diag.warnings.size();
+  std::string files;
+  for (const auto& f : in.files_read) files += " " + f;
+  std::printf("check: %zu error%s, %zu warning%s; read:%s%s\n", errors, errors == 1 ? "" : "s",
+              warnings, warnings == 1 ? "" : "s", files.empty() ? " no files" : files.c_str(),
+              in.config.enabled.value ? "" : " (rd.rdma=0: disabled)");
+  return errors ? kExitInvalid : kExitOk;
+}
+
+int cmd_plan(const Options& o) {
+  Root root(o.root);
+  if (!root_usable(root, o, "plan")) return kExitUsage;
+  Inventory inv = discover(root, Detail::kPlan);
+  Inputs in = load_inputs(root, inv, o.inputs);
+  print_diagnostics(in.diag);
+  if (!in.diag.ok()) {
+    // Nothing is planned from an invalid input.
+    std::fprintf(stderr, "rdma-provision: plan: invalid input, nothing planned\n");
+    return kExitInvalid;
+  }
+  Plan plan = make_plan(in.config, inv);
+  print(o.json ? plan_json(plan) : plan_text(plan));
+  return plan.diag.ok() ? kExitOk : kExitInvalid;
+}
+
+// At image-build time, on the build host: only the inputs are checked, not the plan's
+// cross-checks against this machine, which is not the target of a generic image.
+int cmd_image_needs(const Options& o) {
+  Root root(o.root);
+  if (!root_usable(root, o, "image-needs")) return kExitUsage;
+  ImageNeedsOptions opt;
+  opt.drivers = o.generic   ? DriverChoice::kGeneric
+                : o.drivers ? DriverChoice::kGiven
+                            : DriverChoice::kHost;
+  if (o.drivers) opt.given = *o.drivers;
+  opt.rdma_core = o.rdma_core;
+  opt.config_path = o.inputs.config_path;
+  // The build host's hardware matters only for a host-only image; its ports also resolve
+  // the node table, which for other images must not depend on this machine.
+  Inventory inv = opt.drivers == DriverChoice::kHost ? discover(root, Detail::kPlan) : Inventory{};
+  Inputs in = load_inputs(root, inv, o.inputs);
+  print_diagnostics(in.diag);
+  if (!in.diag.ok()) {
+    std::fprintf(stderr, "rdma-provision: image-needs: invalid input, nothing listed\n");
+    return kExitInvalid;
+  }
+  print(image_needs_text(image_needs(in, inv, opt)));
+  return kExitOk;
+}
+
+}  // namespace rp

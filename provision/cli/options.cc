@@ -1,0 +1,193 @@
+#include "provision/cli/options.h"
+
+#include <algorithm>
+#include <set>
+
+#include "provision/base/strings.h"
+#include "provision/inputs/text.h"
+#include "provision/inputs/values.h"
+
+namespace rp {
+
+const std::vector<OptionSpec>& option_table() {
+  static const std::vector<OptionSpec> kOptions = {
+      {"--root", "DIR", "",
+       "resolve every kernel path (/sys, /proc, /dev, /run, /etc, /lib/modules) under DIR "
+       "instead of /; used with fixture trees",
+       false,
+       [](std::string_view v, Options& o) {
+         o.root = std::string(v);
+         return std::string();
+       }},
+      {"--json", "", "", "print JSON instead of text", false,
+       [](std::string_view, Options& o) {
+         o.json = true;
+         return std::string();
+       }},
+      {"--config", "FILE", "inputs", "native configuration (a kernel path under the root)", false,
+       [](std::string_view v, Options& o) {
+         o.inputs.config_path = std::string(v);
+         o.inputs.config_path_given = true;
+         return std::string();
+       }},
+      {"--cmdline", "FILE", "inputs", "read the kernel command line from FILE (a host path)", false,
+       [](std::string_view v, Options& o) {
+         o.inputs.cmdline_file = std::string(v);
+         return std::string();
+       }},
+      {"--cmdline-string", "TEXT", "inputs", "use TEXT as the kernel command line (may be empty)",
+       true,
+       [](std::string_view v, Options& o) {
+         o.inputs.cmdline_text = std::string(v);
+         return std::string();
+       }},
+      {"--log", "auto|kmsg|stderr", "",
+       "where apply reports: the kernel log in an initramfs (auto), or as chosen", false,
+       [](std::string_view v, Options& o) {
+         if (v != "auto" && v != "kmsg" && v != "stderr") {
+           return "--log " + quote(v) + " is not one of auto, kmsg, stderr";
+         }
+         o.log = std::string(v);
+         return std::string();
+       }},
+      {"--output", "FILE", "", "write to FILE (a host path) instead of standard output", false,
+       [](std::string_view v, Options& o) {
+         o.output = std::string(v);
+         return std::string();
+       }},
+      {"--state-env", "FILE", "",
+       "also write what the inputs say (RP_REQUIRED, RP_ERRORS, ...) for a shell to source, "
+       "valid or not, to FILE (a host path)",
+       false,
+       [](std::string_view v, Options& o) {
+         o.state_env = std::string(v);
+         return std::string();
+       }},
+      {"--generic", "", "",
+       "every known RDMA driver instead of the host's (an image for any machine)", false,
+       [](std::string_view, Options& o) {
+         o.generic = true;
+         return std::string();
+       }},
+      {"--drivers", "'MOD ...'", "",
+       "the target's RDMA drivers instead of the host's (e.g. 'mlx5_ib' or 'rdma_rxe')", false,
+       [](std::string_view v, Options& o) {
+         std::vector<std::string> mods;
+         Diagnostics d;
+         for (auto m : split_list(v)) {
+           // The one module-name parser (inputs/values): checked and spelled with '_'.
+           auto name = parse_module_name(m, "--drivers", d);
+           if (!name) return d.errors.back().str();
+           mods.push_back(std::move(*name));
+         }
+         if (mods.empty()) return std::string("--drivers needs at least one module name");
+         o.drivers = std::move(mods);
+         return std::string();
+       }},
+      {"--no-rdma-core", "", "",
+       "as if rdma-core's files (/etc/rdma, modprobe.d, 70-persistent-ipoib.rules) were "
+       "absent",
+       false,
+       [](std::string_view, Options& o) {
+         o.rdma_core = false;
+         return std::string();
+       }},
+  };
+  return kOptions;
+}
+
+const OptionSpec* find_option(std::string_view name) {
+  for (const auto& s : option_table())
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+std::string_view group_heading(std::string_view group) {
+  if (group == "inputs") return "inputs (default: the files under the root and its /proc/cmdline)";
+  return group;
+}
+
+std::string_view closest(std::string_view word, const std::vector<std::string_view>& names) {
+  std::string_view best;
+  size_t best_d = 3;
+  for (auto n : names) {
+    size_t d = edit_distance(word, n, 2);
+    if (d < best_d) best = n, best_d = d;
+  }
+  return best;
+}
+
+namespace {
+
+// Options that make no sense together: the second would silently win.
+constexpr std::pair<std::string_view, std::string_view> kExclusive[] = {
+    {"--cmdline", "--cmdline-string"},
+    {"--generic", "--drivers"},
+};
+
+std::string list(const std::vector<std::string_view>& names) {
+  std::string out;
+  for (auto n : names) out += (out.empty() ? "" : ", ") + std::string(n);
+  return out.empty() ? "none" : out;
+}
+
+// "--config" or "--config=..." of a known option: not a value for the option before it.
+bool looks_like_option(std::string_view a) {
+  return find_option(a.substr(0, a.find('='))) != nullptr || a == "--help";
+}
+
+}  // namespace
+
+std::string parse_options(const std::vector<std::string>& args, std::string_view command,
+                          const std::vector<std::string_view>& accepted, Options& o) {
+  const std::string cmd(command);
+  std::set<std::string_view> seen;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--help" || a == "-h") {
+      o.help = true;
+      continue;
+    }
+    if (!starts_with(a, "--")) return "unexpected argument " + quote(a);
+    const size_t eq = a.find('=');
+    const std::string_view name = std::string_view(a).substr(0, eq);
+    const OptionSpec* spec = find_option(name);
+    if (!spec) {
+      std::vector<std::string_view> names = accepted;
+      for (const auto& s : option_table()) names.push_back(s.name);
+      if (auto near = closest(name, names); !near.empty()) {
+        return "unknown option " + quote(name) + " (did you mean " + quote(near) + "?)";
+      }
+      return "unknown option " + quote(name);
+    }
+    if (std::find(accepted.begin(), accepted.end(), name) == accepted.end()) {
+      return std::string(name) + " is not an option of " + cmd + " (it takes " + list(accepted) +
+             ")";
+    }
+    std::string value;
+    if (spec->value.empty()) {
+      if (eq != std::string::npos) return std::string(name) + " takes no value";
+    } else {
+      const std::string form = std::string(name) + " " + std::string(spec->value) + " or " +
+                               std::string(name) + "=" + std::string(spec->value);
+      if (eq != std::string::npos) {
+        value = a.substr(eq + 1);
+      } else if (i + 1 < args.size() && !looks_like_option(args[i + 1])) {
+        value = args[++i];
+      } else {
+        return std::string(name) + " needs a value: " + form;
+      }
+      if (value.empty() && !spec->empty_ok) return std::string(name) + " needs a value: " + form;
+    }
+    if (!seen.insert(name).second) return std::string(name) + " is given twice";
+    if (std::string e = spec->store(value, o); !e.empty()) return e;
+  }
+  for (const auto& [x, y] : kExclusive) {
+    if (seen.count(x) && seen.count(y)) {
+      return std::string(x) + " and " + std::string(y) + " exclude each other";
+    }
+  }
+  return "";
+}
+
+}  // namespace rp

@@ -1,0 +1,55 @@
+// The command-line options of rdma-provision as one table: each option's name, value,
+// help and how it is stored. Commands say which of them they take (commands.h); the
+// parser refuses the others, naming the option and the command.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "provision/inputs/load.h"
+
+namespace rp {
+
+// Everything the options can set; each command reads the fields of its own options.
+struct Options {
+  std::string root = "/";
+  bool json = false;
+  std::string log = "auto";
+  std::string output;
+  std::string state_env;  // --state-env: a host path
+  InputOptions inputs;
+  bool generic = false;
+  std::optional<std::vector<std::string>> drivers;  // --drivers: the target's RDMA drivers
+  bool rdma_core = true;                            // false: --no-rdma-core
+  bool help = false;                                // --help after the command
+};
+
+struct OptionSpec {
+  std::string_view name;   // "--config"
+  std::string_view value;  // "FILE"; empty for a flag
+  std::string_view group;  // "inputs": shown as [inputs] in a synopsis; else empty
+  std::string_view help;   // one line
+  bool empty_ok;           // an empty value is a value (--cmdline-string '')
+  // Stores the value (a flag gets ""); returns "" or why the value is refused.
+  std::string (*store)(std::string_view value, Options& o);
+};
+
+// Every option, in the order the usage text lists them.
+const std::vector<OptionSpec>& option_table();
+const OptionSpec* find_option(std::string_view name);
+// What a group of options is, as a heading of the usage text ("inputs (default: ...):").
+std::string_view group_heading(std::string_view group);
+
+// Reads `args` (what follows the command name) for the command `command`, which takes
+// only `accepted` (option names). Both `--opt VALUE` and `--opt=VALUE` work. Returns ""
+// or the usage error, which names the option (and the command when it is not one of its
+// options).
+std::string parse_options(const std::vector<std::string>& args, std::string_view command,
+                          const std::vector<std::string_view>& accepted, Options& o);
+
+// The closest of `names` within 2 edits of `word`, or "" (for "did you mean").
+std::string_view closest(std::string_view word, const std::vector<std::string_view>& names);
+
+}  // namespace rp

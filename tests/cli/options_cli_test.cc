@@ -1,0 +1,153 @@
+// The command table as an administrator meets it: each command takes only its own options,
+// --opt=value works like --opt value, and every usage error names the option and the
+// command, word for word, with exit status 2.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "tests/support/fixture.h"
+
+namespace rp {
+namespace {
+
+std::string binary() {
+  return std::string(std::getenv("TEST_SRCDIR")) + "/" + std::getenv("TEST_WORKSPACE") +
+         "/provision/rdma-provision";
+}
+
+struct Outcome {
+  int status = -1;
+  std::string out, err;
+};
+
+// Runs the binary with `args` (shell words), stdout and stderr apart.
+Outcome run(const std::string& args) {
+  Outcome r;
+  const std::string err = testing::temp_dir("stderr") + "/err";
+  r.out = testing::run(binary() + " " + args + " 2>'" + err + "'", &r.status);
+  r.err = testing::run("cat '" + err + "'");
+  return r;
+}
+
+void expect_usage_error(const std::string& args, const std::string& stderr_text) {
+  Outcome r = run(args);
+  EXPECT_EQ(r.status, 2) << args;
+  EXPECT_EQ(r.err, stderr_text) << args;
+  EXPECT_EQ(r.out, "") << args;
+}
+
+constexpr const char kStatusUsage[] = "usage: rdma-provision status [--root DIR] [--json]\n";
+constexpr const char kCheckUsage[] = "usage: rdma-provision check [--root DIR] [inputs]\n";
+
+TEST(OptionsCli, AnOptionOfAnotherCommandIsRefusedNamingOptionAndCommand) {
+  expect_usage_error("status --config /etc/x.conf",
+                     std::string("rdma-provision: status: --config is not an option of status "
+                                 "(it takes --root, --json)\n") +
+                         kStatusUsage);
+  expect_usage_error("check --json", std::string("rdma-provision: check: --json is not an option "
+                                                 "of check (it takes --root, --config, "
+                                                 "--cmdline, --cmdline-string)\n") +
+                                         kCheckUsage);
+  expect_usage_error("plan --generic",
+                     "rdma-provision: plan: --generic is not an option of plan (it takes --root, "
+                     "--config, --cmdline, --cmdline-string, --json)\n"
+                     "usage: rdma-provision plan [--root DIR] [inputs] [--json]\n");
+}
+
+TEST(OptionsCli, AMissingValueSaysBothForms) {
+  expect_usage_error("check --config", std::string("rdma-provision: check: --config needs a value: "
+                                                   "--config FILE or --config=FILE\n") +
+                                           kCheckUsage);
+  // The next word is an option, not the value.
+  expect_usage_error("check --config --root /", std::string("rdma-provision: check: --config "
+                                                            "needs a value: --config FILE or "
+                                                            "--config=FILE\n") +
+                                                    kCheckUsage);
+  expect_usage_error("check --config=", std::string("rdma-provision: check: --config needs a "
+                                                    "value: --config FILE or --config=FILE\n") +
+                                            kCheckUsage);
+  expect_usage_error("status --root", std::string("rdma-provision: status: --root needs a value: "
+                                                  "--root DIR or --root=DIR\n") +
+                                          kStatusUsage);
+}
+
+TEST(OptionsCli, UnknownOptionsFlagsWithValuesRepeatsAndStrayWords) {
+  expect_usage_error("check --confg x", std::string("rdma-provision: check: unknown option "
+                                                    "'--confg' (did you mean '--config'?)\n") +
+                                            kCheckUsage);
+  expect_usage_error(
+      "check --frobnicate",
+      std::string("rdma-provision: check: unknown option '--frobnicate'\n") + kCheckUsage);
+  expect_usage_error("status --json=yes",
+                     std::string("rdma-provision: status: --json takes no value\n") + kStatusUsage);
+  expect_usage_error("status --root / --root=/tmp",
+                     std::string("rdma-provision: status: --root is given twice\n") + kStatusUsage);
+  expect_usage_error("check now", std::string("rdma-provision: check: unexpected argument "
+                                              "'now'\n") +
+                                      kCheckUsage);
+  expect_usage_error("check --cmdline /proc/cmdline --cmdline-string ''",
+                     std::string("rdma-provision: check: --cmdline and --cmdline-string exclude "
+                                 "each other\n") +
+                         kCheckUsage);
+  expect_usage_error("apply --log verbose",
+                     "rdma-provision: apply: --log 'verbose' is not one of auto, kmsg, stderr\n"
+                     "usage: rdma-provision apply [--root DIR] [inputs] [--log "
+                     "auto|kmsg|stderr]\n");
+}
+
+TEST(OptionsCli, UnknownOrMissingCommandPrintsTheWholeUsage) {
+  Outcome r = run("stauts");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err.substr(0, r.err.find('\n') + 1),
+            "rdma-provision: unknown command 'stauts' (did you mean 'status'?)\n");
+  EXPECT_NE(r.err.find("\ncommands:\n"), std::string::npos) << r.err;
+  r = run("provision");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err.substr(0, r.err.find('\n') + 1), "rdma-provision: unknown command 'provision'\n");
+  r = run("");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err.substr(0, r.err.find('\n') + 1), "rdma-provision: no command given\n");
+}
+
+TEST(OptionsCli, ValueWithEqualsSignIsTheSameAsTheNextWord) {
+  const std::string root = testing::unpack_fixture("cx3-vpi");
+  testing::run("mkdir -p " + root + "/etc/node && printf '[mlx4 0000:81:00.0]\\nport2 = ib\\n' > " +
+               root + "/etc/node/a.conf");
+  Outcome spaced = run("check --root " + root + " --config /etc/node/a.conf --cmdline-string ''");
+  Outcome joined = run("check --root=" + root + " --config=/etc/node/a.conf --cmdline-string=");
+  EXPECT_EQ(spaced.status, 0) << spaced.err;
+  EXPECT_EQ(joined.status, 0) << joined.err;
+  EXPECT_EQ(joined.out, "check: 0 errors, 0 warnings; read: /etc/node/a.conf\n");
+  EXPECT_EQ(joined.out, spaced.out);
+  // '=' inside the value stays in the value.
+  Outcome cmdline =
+      run("plan --root=" + root + " '--cmdline-string=rd.rdma.mlx4=0000:81:00.0/eth'");
+  EXPECT_EQ(cmdline.status, 0) << cmdline.err;
+  EXPECT_NE(cmdline.out.find("0000:81:00.0 port 1"), std::string::npos) << cmdline.out;
+  Outcome status = run("status --root=" + root);
+  EXPECT_EQ(status.status, 0);
+  EXPECT_EQ(status.out, run("status --root " + root).out);
+  EXPECT_NE(status.out.find("mlx4_0"), std::string::npos);
+}
+
+TEST(OptionsCli, TheUsageIsTheTable) {
+  Outcome r = run("--help");
+  EXPECT_EQ(r.status, 0);
+  for (const char* c : {"\n  status [--root DIR] [--json]", "\n  check [--root DIR] [inputs]",
+                        "\n  plan [--root DIR] [inputs] [--json]",
+                        "\n  apply [--root DIR] [inputs] [--log auto|kmsg|stderr]",
+                        "\n  udev-rules [--root DIR] [inputs] [--output FILE] [--state-env FILE]",
+                        "\n  image-needs [--root DIR] [inputs] [--generic] [--drivers 'MOD ...'] "
+                        "[--no-rdma-core]"}) {
+    EXPECT_NE(r.out.find(c), std::string::npos) << c << "\n" << r.out;
+  }
+  Outcome one = run("status --help");
+  EXPECT_EQ(one.status, 0);
+  EXPECT_EQ(one.out.substr(0, one.out.find('\n') + 1), kStatusUsage);
+  EXPECT_NE(one.out.find("  --json "), std::string::npos) << one.out;
+  EXPECT_EQ(one.out.find("--config"), std::string::npos) << one.out;
+  EXPECT_EQ(run("help status").out, one.out);
+}
+
+}  // namespace
+}  // namespace rp

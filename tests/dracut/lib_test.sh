@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# rdma-provision-lib.sh (the dracut hooks' steps and failure policy) under /bin/sh, with
+# dracut's logging stubbed and the real binary run on a fixture tree: the decisions come
+# from the binary's state.env (required, summary, errors, disabled), not from the shell
+# reading the command line or JSON.
+#   lib_test.sh <rdma-provision binary> <rdma-provision-lib.sh>
+# shellcheck disable=SC2016 # the steps are sh code, expanded where they run
+set -uo pipefail
+BIN=$(realpath "$1")
+LIB=$(realpath "$2")
+FIX=$TEST_SRCDIR/$TEST_WORKSPACE/tests/fixtures
+failed=0
+
+# run FIXTURE CMDLINE CONFIG STEPS: runs STEPS (sh code) with the library sourced, its
+# paths under a fresh copy of the fixture, and RP_BIN calling the binary there with
+# CMDLINE (and CONFIG as the native configuration when not empty). Prints what dracut's
+# warn/info/die would have shown.
+run() {
+    local fixture=$1 cmdline=$2 config=$3 steps=$4 root
+    root=$(mktemp -d "$TEST_TMPDIR/root.XXXXXX")
+    tar -xf "$FIX/$fixture.tar" -C "$root"
+    if [[ -n $config ]]; then
+        mkdir -p "$root/etc/rdma-provision"
+        printf '%s\n' "$config" > "$root/etc/rdma-provision/rdma-provision.conf"
+    fi
+    cat > "$root/rp" << EOF
+#!/bin/sh
+cmd=\$1
+shift
+[ "\$cmd" = apply ] && set -- --log stderr "\$@"
+exec "$BIN" "\$cmd" --root "$root" --cmdline-string '$cmdline' "\$@"
+EOF
+    chmod +x "$root/rp"
+    # shellcheck disable=SC2016
+    TEST_CMDLINE=$cmdline /bin/sh -c '
+        warn() { echo "WARN: $*"; }
+        info() { echo "INFO: $*"; }
+        die() { echo "DIE: $*"; exit 1; }
+        # Stands in for dracut-lib.sh getargbool (used only when the binary left no state).
+        getargbool() {
+            case " $TEST_CMDLINE " in *" rd.rdma.required "* | *" rd.rdma.required=1 "*) return 0 ;; esac
+            return 1
+        }
+        . "$1"
+        RP_BIN=$2/rp RP_RUN=$2/run/rdma-provision RP_RULES=$2/rules RP_JOB=$2/job
+        rp_cmdline_opt() { :; }
+        '"$steps" sh "$LIB" "$root" 2>&1
+    echo "exit $?"
+}
+
+# expect NAME OUTPUT LINE...: each LINE (a grep -E pattern) must be in OUTPUT.
+expect() {
+    local name=$1 out=$2 line l
+    shift 2
+    for line in "$@"; do
+        if ! grep -qE -- "$line" <<< "$out"; then
+            echo "FAIL $name: no line matching: $line"
+            while IFS= read -r l; do echo "    | $l"; done <<< "$out"
+            failed=1
+            return
+        fi
+    done
+    echo "ok   $name"
+}
+
+bad='rd.rdma.mlx=0000:81:00.0/eth'
+
+out=$(run cx3-vpi "$bad rd.rdma.required=1" '' 'rp_early')
+expect "invalid input with rd.rdma.required=1 stops the boot" "$out" \
+    "^WARN: rdma-provision: error: cmdline: $bad: unknown parameter 'rd.rdma.mlx'" \
+    '^DIE: rdma-provision: invalid input \(the errors above\), nothing will be provisioned; rd.rdma.required=1: stopping the boot$' \
+    '^exit 1$'
+
+out=$(run cx3-vpi "$bad" $'[general]\nrequired = yes' 'rp_early')
+expect "invalid input with 'required = yes' in the config stops the boot (the binary's reading)" "$out" \
+    '^DIE: rdma-provision: invalid input .*stopping the boot$'
+
+out=$(run cx3-vpi "$bad" '' 'rp_early; echo "invalid-input marker: $(ls "$RP_RUN/invalid-input")"')
+expect "invalid input without required: a warning and the boot continues" "$out" \
+    '^WARN: rdma-provision: invalid input \(the errors above\), nothing will be provisioned; the boot continues \(rd.rdma.required is not set\)$' \
+    '^invalid-input marker: .*/invalid-input$' '^exit 0$'
+
+out=$(run cx3-sriov-eth 'rd.rdma.mlx4=0000:03:00.0/ib,ib rd.rdma.required=1' '' 'rp_early && rp_apply')
+expect "a failed action with required: die with the summary and each error from state.env" "$out" \
+    '^WARN: rdma-provision: .*error: .*mlx4_port1' \
+    "^DIE: rdma-provision: apply: some actions failed \(exit 1\): summary: 0 done, 0 already, 0 skipped, 2 failed in [0-9.]+ s; [^;]*/mlx4_port1: writing 'ib' refused: the file is read-only; [^;]*/mlx4_port2: writing 'ib' refused: the file is read-only; rd.rdma.required=1: stopping the boot$"
+
+out=$(run cx3-sriov-eth 'rd.rdma.mlx4=0000:03:00.0/ib,ib' '' 'rp_early && rp_apply')
+expect "a failed action without required: a warning and the boot continues" "$out" \
+    '^WARN: rdma-provision: apply: some actions failed \(exit 1\): summary: 0 done.*; the boot continues \(rd.rdma.required is not set\)$' \
+    '^exit 0$'
+
+out=$(run cx3-vpi 'rd.rdma=0 rd.rdma.required=1' '' 'rp_early && rp_apply && ls "$RP_RUN/disabled" && rp_handoff')
+expect "rd.rdma=0: the binary's state marks the module disabled" "$out" \
+    '/run/rdma-provision/disabled$' '^INFO: rdma-provision: handing over to the real root' '^exit 0$'
+
+out=$(run cx3-vpi 'rd.rdma.mlx4=0000:81:00.0/eth rd.rdma.required=1' '' 'rp_early && rp_apply && . "$RP_RUN/state.env" && echo "state: $RP_EXIT_CODE $RP_REQUIRED $RP_DONE"')
+expect "a good run: nothing said, state.env has the outcome" "$out" '^state: 0 1 1$' '^exit 0$'
+
+out=$(run cx3-vpi 'rd.rdma.required=1' '' 'RP_BIN=/nonexistent/rdma-provision; rp_early')
+expect "no binary, no state: dracut's own reading of rd.rdma.required decides" "$out" \
+    '^DIE: rdma-provision: could not write the naming rules .* \(exit 127\); rd.rdma.required=1: stopping the boot$'
+
+exit $failed
