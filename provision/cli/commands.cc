@@ -5,6 +5,7 @@
 
 #include "provision/base/root.h"
 #include "provision/base/strings.h"
+#include "provision/inputs/text.h"
 #include "provision/kernel/verbs.h"
 #include "provision/version.h"
 
@@ -168,7 +169,7 @@ int run_cli(const std::vector<std::string>& args) {
     std::vector<std::string_view> names;
     for (const auto& k : command_table()) names.push_back(k.name);
     std::string msg = "unknown command " + quote(name);
-    if (auto near = closest(name, names); !near.empty())
+    if (auto near = closest_word(name, names); !near.empty())
       msg += " (did you mean " + quote(near) + "?)";
     return usage_error(msg, usage_text());
   }

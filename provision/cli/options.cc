@@ -107,16 +107,6 @@ std::string_view group_heading(std::string_view group) {
   return group;
 }
 
-std::string_view closest(std::string_view word, const std::vector<std::string_view>& names) {
-  std::string_view best;
-  size_t best_d = 3;
-  for (auto n : names) {
-    size_t d = edit_distance(word, n, 2);
-    if (d < best_d) best = n, best_d = d;
-  }
-  return best;
-}
-
 namespace {
 
 // Options that make no sense together: the second would silently win.
@@ -155,7 +145,7 @@ std::string parse_options(const std::vector<std::string>& args, std::string_view
     if (!spec) {
       std::vector<std::string_view> names = accepted;
       for (const auto& s : option_table()) names.push_back(s.name);
-      if (auto near = closest(name, names); !near.empty()) {
+      if (auto near = closest_word(name, names); !near.empty()) {
         return "unknown option " + quote(name) + " (did you mean " + quote(near) + "?)";
       }
       return "unknown option " + quote(name);

@@ -49,7 +49,4 @@ std::string_view group_heading(std::string_view group);
 std::string parse_options(const std::vector<std::string>& args, std::string_view command,
                           const std::vector<std::string_view>& accepted, Options& o);
 
-// The closest of `names` within 2 edits of `word`, or "" (for "did you mean").
-std::string_view closest(std::string_view word, const std::vector<std::string_view>& names);
-
 }  // namespace rp

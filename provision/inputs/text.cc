@@ -24,33 +24,12 @@ std::string shown(std::string_view s) {
   return quote(s.substr(0, kShownMax)) + "... (" + std::to_string(s.size()) + " bytes)";
 }
 
-namespace {
-
-// Levenshtein distance, or limit+1 once it is certainly above `limit`.
-size_t distance(std::string_view s, std::string_view t, size_t limit) {
-  if ((s.size() > t.size() ? s.size() - t.size() : t.size() - s.size()) > limit) return limit + 1;
-  std::vector<size_t> prev(t.size() + 1);
-  std::vector<size_t> cur(t.size() + 1);
-  for (size_t j = 0; j <= t.size(); ++j) prev[j] = j;
-  for (size_t i = 1; i <= s.size(); ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j <= t.size(); ++j) {
-      size_t subst = prev[j - 1] + (s[i - 1] == t[j - 1] ? 0 : 1);
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, subst});
-    }
-    std::swap(prev, cur);
-  }
-  return prev[t.size()];
-}
-
-}  // namespace
-
 std::string_view closest_word(std::string_view word, const std::vector<std::string_view>& known) {
   std::string_view best;
   size_t best_d = 3;
   bool tie = false;
   for (auto k : known) {
-    size_t d = distance(word, k, 2);
+    size_t d = edit_distance(word, k, 2);
     if (d < best_d) {
       best = k, best_d = d, tie = false;
     } else if (d == best_d && k != best) {
