@@ -115,7 +115,8 @@ int cmd_udev_rules(const Options& o) {
     if (in.diag.ok()) return 1;
   }
   if (!in.diag.ok()) return kExitInvalid;
-  const std::string rules = in.config.enabled.value ? udev_rules(in.config) : "";
+  // Before udevd: the early rules ask the binary about the per-node table.
+  const std::string rules = in.config.enabled.value ? udev_rules(in.config, true) : "";
   if (o.output.empty()) {
     print(rules);
     return kExitOk;
@@ -124,6 +125,22 @@ int cmd_udev_rules(const Options& o) {
     std::fprintf(stderr, "rdma-provision: %s\n", err.c_str());
     return 1;
   }
+  return kExitOk;
+}
+
+int cmd_udev_name(const Options& o) {
+  if (!o.address) {
+    std::fprintf(stderr, "rdma-provision: udev-name needs --address\n");
+    return kExitUsage;
+  }
+  Root root(o.root);
+  if (!root_usable(root, o, "udev-name")) return kExitUsage;
+  // The inputs alone: udev asks while the interface is being added, before anything else
+  // could be discovered about it. Invalid inputs give no name (udev-rules reported them).
+  Inputs in = load_inputs(root, Inventory{}, o.inputs);
+  if (!in.diag.ok() || !in.config.enabled.value) return kExitOk;
+  const std::string name = configured_name(in.config, *o.address);
+  if (!name.empty()) print("RDMA_PROVISION_NAME=" + name + "\n");
   return kExitOk;
 }
 

@@ -34,6 +34,11 @@ const std::vector<Command>& command_table() {
        {"--root", "inputs", "--output", "--state-env"},
        cmd_udev_rules,
        "udev rules giving the configured persistent names"},
+      {"udev-name",
+       {"--root", "inputs", "--address"},
+       cmd_udev_name,
+       "for udev's IMPORT{program}: RDMA_PROVISION_NAME=<name> for the interface with that "
+       "address, from the names and the per-node table"},
       {"image-needs",
        {"--root", "inputs", "--generic", "--drivers", "--no-rdma-core"},
        cmd_image_needs,

@@ -35,6 +35,7 @@ int cmd_plan(const Options& o);
 int cmd_image_needs(const Options& o);
 int cmd_apply(const Options& o);
 int cmd_udev_rules(const Options& o);
+int cmd_udev_name(const Options& o);
 
 // Shared by the handlers.
 class Root;

@@ -63,6 +63,13 @@ const std::vector<OptionSpec>& option_table() {
          o.state_env = std::string(v);
          return std::string();
        }},
+      {"--address", "HWADDR", "",
+       "the interface's hardware address, as udev's $attr{address} gives it", false,
+       [](std::string_view v, Options& o) {
+         o.address = HwAddress::parse(v);
+         return o.address ? std::string()
+                          : "--address: " + quote(v) + " is not a hardware address (aa:bb:...)";
+       }},
       {"--generic", "", "",
        "every known RDMA driver instead of the host's (an image for any machine)", false,
        [](std::string_view, Options& o) {

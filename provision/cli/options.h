@@ -18,7 +18,8 @@ struct Options {
   bool json = false;
   std::string log = "auto";
   std::string output;
-  std::string state_env;  // --state-env: a host path
+  std::string state_env;             // --state-env: a host path
+  std::optional<HwAddress> address;  // --address: udev-name's interface
   InputOptions inputs;
   bool generic = false;
   std::optional<std::vector<std::string>> drivers;  // --drivers: the target's RDMA drivers

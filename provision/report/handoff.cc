@@ -6,24 +6,48 @@
 
 namespace rp {
 
-std::string udev_rules(const Config& cfg) {
+std::string udev_rules(const Config& cfg, bool ask_for_table) {
+  // NAME:= makes the name final (udev(7)): a later rule, such as rdma-core's
+  // 70-persistent-ipoib.rules, cannot override it. Our names are the merged inputs, in
+  // which the command line already overrides the files.
   std::string o =
       "# Persistent RDMA interface names, written by rdma-provision from its configuration.\n"
       "# IPoIB interfaces match on the port GUID only: the first 12 bytes of the 20-byte\n"
-      "# address (QPN, subnet prefix) change between boots.\n";
+      "# address (QPN, subnet prefix) change between boots. DRIVERS==\"?*\" leaves out\n"
+      "# P_Key children (virtual netdevs, which share their parent's GUID).\n";
   for (const auto& [name, key] : cfg.names) {
     o += "# " + key.source + "\n";
     if (key.value.is_guid) {
       o += "ACTION==\"add\", SUBSYSTEM==\"net\", DRIVERS==\"?*\", ATTR{type}==\"32\", "
            "TEST!=\"parent\", ATTR{address}==\"?*" +
-           PortGuid{key.value.value}.colon_bytes() + "\", NAME=\"" + name + "\"\n";
+           PortGuid{key.value.value}.colon_bytes() + "\", NAME:=\"" + name + "\"\n";
     } else {
       o += "ACTION==\"add\", SUBSYSTEM==\"net\", DRIVERS==\"?*\", ATTR{type}==\"1\", "
            "ATTR{address}==\"" +
-           key.value.str() + "\", NAME=\"" + name + "\"\n";
+           key.value.str() + "\", NAME:=\"" + name + "\"\n";
     }
   }
+  if (ask_for_table && (!cfg.nodes_by_guid.empty() || !cfg.nodes_by_mac.empty())) {
+    o += "# The per-node table (" +
+         std::to_string(cfg.nodes_by_guid.size() + cfg.nodes_by_mac.size()) +
+         " rows): the binary looks each new interface up.\n"
+         "ACTION==\"add\", SUBSYSTEM==\"net\", DRIVERS==\"?*\", TEST!=\"parent\", "
+         "IMPORT{program}=\"/usr/sbin/rdma-provision udev-name --address $attr{address}\"\n"
+         "ACTION==\"add\", SUBSYSTEM==\"net\", ENV{RDMA_PROVISION_NAME}==\"?*\", "
+         "NAME:=\"$env{RDMA_PROVISION_NAME}\"\n";
+  }
   return o;
+}
+
+std::string configured_name(const Config& cfg, const HwAddress& address) {
+  std::optional<HwKey> key;
+  if (auto g = address.ipoib_guid()) key = HwKey::of_guid(*g);
+  if (auto m = address.mac()) key = HwKey::of_mac(*m);
+  if (!key) return "";
+  for (const auto& [name, k] : cfg.names)
+    if (k.value == *key) return name;
+  const NodeEntry* e = cfg.node_entry(*key);
+  return e ? e->name : "";
 }
 
 std::string state_json(const Config& cfg, const Plan& plan, const ApplyReport* report) {

@@ -15,7 +15,15 @@ namespace rp {
 // Rules that name netdevs on "add": IPoIB by the port GUID (the last 8 bytes of the
 // 20-byte address, never the whole address), Ethernet by MAC. Physical devices only
 // (DRIVERS), and never an IPoIB P_Key child (it shares its parent's GUID).
-std::string udev_rules(const Config& cfg);
+// `ask_for_table`: the early rules, written before any netdev exists: a per-node table in
+// the configuration cannot be resolved yet, so one rule asks `rdma-provision udev-name`
+// about each new interface instead.
+std::string udev_rules(const Config& cfg, bool ask_for_table = false);
+
+// The name the configuration gives the interface with hardware address `address` (an
+// IPoIB 20-byte address: its port GUID; an Ethernet MAC): an explicit name, else its row
+// of the per-node table; "" when none.
+std::string configured_name(const Config& cfg, const HwAddress& address);
 
 std::string state_json(const Config& cfg, const Plan& plan, const ApplyReport* report);
 

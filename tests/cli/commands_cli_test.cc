@@ -118,8 +118,43 @@ TEST(UdevRulesCli, PrintsTheNamingRulesOfTheInputs) {
                                      " --cmdline-string 'rd.rdma.name=fabric0:52:54:00:77:00:02'",
                                  &st);
   EXPECT_EQ(st, 0) << out;
-  EXPECT_NE(out.find("ATTR{address}==\"52:54:00:77:00:02\", NAME=\"fabric0\""), std::string::npos)
+  // NAME:= is final: rdma-core's 70-persistent-ipoib.rules, read after ours, cannot undo it.
+  EXPECT_NE(out.find("ATTR{address}==\"52:54:00:77:00:02\", NAME:=\"fabric0\""), std::string::npos)
       << out;
+  EXPECT_EQ(out.find("IMPORT{program}"), std::string::npos) << "no table, no question";
+}
+
+TEST(UdevRulesCli, APerNodeTableReachesTheEarlyRulesThroughUdevName) {
+  // Before udevd no interface exists: the early rules ask the binary about each new one.
+  std::string root = testing::unpack_fixture("rxe-virtio");
+  testing::run("mkdir -p " + root +
+               "/etc/rdma-provision && printf '[nodes]\\n"
+               "52:54:00:77:00:02 name=fabric0\\n"
+               "f452:1403:007b:cba1 name=ibstor0\\n' > " +
+               root + "/etc/rdma-provision/rdma-provision.conf");
+  int st = -1;
+  std::string rules =
+      testing::run(binary() + " udev-rules --root " + root + " --cmdline-string ''", &st);
+  ASSERT_EQ(st, 0) << rules;
+  EXPECT_NE(rules.find("IMPORT{program}=\"/usr/sbin/rdma-provision udev-name --address "
+                       "$attr{address}\""),
+            std::string::npos)
+      << rules;
+  EXPECT_NE(rules.find("NAME:=\"$env{RDMA_PROVISION_NAME}\""), std::string::npos) << rules;
+  const std::string ask = binary() + " udev-name --root " + root + " --cmdline-string '' ";
+  EXPECT_EQ(testing::run(ask + "--address 52:54:00:77:00:02", &st),
+            "RDMA_PROVISION_NAME=fabric0\n");
+  EXPECT_EQ(st, 0);
+  // An IPoIB address: its port GUID, whatever the QPN and prefix in front of it.
+  EXPECT_EQ(testing::run(ask + "--address 80:00:02:08:fe:80:00:00:00:00:00:00:f4:52:14:03:00:7b:"
+                               "cb:a1",
+                         &st),
+            "RDMA_PROVISION_NAME=ibstor0\n");
+  // No row: nothing printed, udev keeps its own name.
+  EXPECT_EQ(testing::run(ask + "--address 52:54:00:77:00:09", &st), "");
+  EXPECT_EQ(st, 0);
+  testing::run(ask + "--address nonsense 2>&1", &st);
+  EXPECT_EQ(st, 2);
 }
 
 TEST(UdevRulesCli, StateEnvOfInvalidInputSaysRequiredAndTheErrors) {
