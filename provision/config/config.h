@@ -127,7 +127,9 @@ struct Config {
   std::map<PciAddress, Mlx4Setting> mlx4;
   std::optional<Sourced<unsigned>> pfc_tx, pfc_rx;
 
-  std::map<std::string, Sourced<HwKey>> names;                  // wanted ifname -> what it matches
+  std::map<std::string, Sourced<HwKey>> names;  // wanted ifname -> what it matches
+  // dracut's own ifname=<name>:<MAC> (40network's ifname-genrules.sh): read to find clashes.
+  std::map<std::string, Sourced<HwKey>> dracut_ifnames;
   std::map<std::string, IpoibSetting> ipoib;                    // ifname -> mode/MTU
   std::map<std::pair<std::string, uint16_t>, PkeyChild> pkeys;  // (parent, pkey)
   // (ibdev or "*", port or 0 for every port) -> RoCE defaults.

@@ -101,6 +101,17 @@ void read_name(const Arg& a) {
   if (name && key) set_name(a.cfg, *name, *key, a.where, a.diag);
 }
 
+// dracut's ifname=<name>:<MAC> (modules.d/40network/ifname-genrules.sh), read only to
+// find clashes with our names (plan.cc validate). Its MAC is written with ':' too, so the
+// name ends at the first ':'.
+void read_dracut_ifname(const Arg& a) {
+  auto colon = a.value().find(':');
+  if (colon == std::string_view::npos) return a.bad_form();
+  auto name = parse_ifname(a.value().substr(0, colon), a.where, a.diag);
+  auto key = parse_hw_key(a.value().substr(colon + 1), a.where, a.diag);
+  if (name && key) a.cfg.dracut_ifnames[*name] = Sourced<HwKey>{*key, a.where};
+}
+
 void read_ipoib(const Arg& a) {
   auto f = split(a.value(), ':');
   if (f.size() < 2 || f.size() > 3) return a.bad_form();
@@ -203,6 +214,7 @@ constexpr Known kKnown[] = {
     {"rd.rdma.timeout", "<seconds>", read_timeout, false},
     {"rd.rdma.required", "<boolean>", read_required, true},
     {"ib.pkey", "<parent>.<hex pkey>", read_nm_pkey, false},
+    {"ifname", "<name>:<mac>", read_dracut_ifname, false},
 };
 
 // Our rd.rdma keys: the ones a near miss is compared with.

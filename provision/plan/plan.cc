@@ -64,6 +64,21 @@ void validate(const Config& cfg, Diagnostics& diag) {
                                  " and " + quote(name));
     }
   }
+  // dracut names interfaces too (ifname=): both naming one interface differently, or one
+  // name for two interfaces, cannot both hold.
+  for (const auto& [dname, dkey] : cfg.dracut_ifnames) {
+    for (const auto& [name, key] : cfg.names) {
+      const bool same_key = key.value == dkey.value;
+      if (same_key != (name == dname)) {
+        diag.error(key.source, "clashes with dracut's " +
+                                   dkey.source.substr(dkey.source.find(' ') + 1) + ": " +
+                                   (same_key ? dkey.value.str() + " is named " + quote(dname) +
+                                                   " there and " + quote(name) + " here"
+                                             : quote(name) + " names " + dkey.value.str() +
+                                                   " there and " + key.value.str() + " here"));
+      }
+    }
+  }
   std::set<std::string> children;
   std::map<std::pair<std::string, uint16_t>, std::string> full;
   for (const auto& [k, c] : cfg.pkeys) {

@@ -134,11 +134,11 @@ TEST(Handoff, UdevRulesMatchGuidSuffixOrMacOnPhysicalDevicesOnly) {
   const std::string rules = udev_rules(cfg);
   EXPECT_NE(rules.find("ACTION==\"add\", SUBSYSTEM==\"net\", DRIVERS==\"?*\", "
                        "ATTR{type}==\"32\", TEST!=\"parent\", "
-                       "ATTR{address}==\"?*00:02:c9:03:00:31:78:f2\", NAME=\"ibstor0\""),
+                       "ATTR{address}==\"?*00:02:c9:03:00:31:78:f2\", NAME:=\"ibstor0\""),
             std::string::npos)
       << rules;
   EXPECT_NE(rules.find("ATTR{type}==\"1\", ATTR{address}==\"52:54:00:77:00:01\", "
-                       "NAME=\"roce0\""),
+                       "NAME:=\"roce0\""),
             std::string::npos)
       << rules;
   EXPECT_NE(rules.find("# /etc/x.conf:3"), std::string::npos);

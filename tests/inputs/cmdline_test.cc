@@ -137,6 +137,8 @@ const Valid kValid[] = {
     {"rd.rdma.required=on rd.rdma.required=off", "required=0\n"},
     // dracut's getargbool (dracut-lib.sh): the key alone or an empty value is true
     {"rd.rdma.required", "required=1\n"},
+    // dracut's ifname= is read (for clashes) but sets none of ours
+    {"ifname=net0:52:54:00:77:00:02", ""},
     {"rd.rdma.required=", "required=1\n"},
     {"rd.rdma=0 rd.rdma=", "enabled=1\n"},
     {"rd.rdma.timeout=90", "timeout=90\n"},
@@ -435,7 +437,7 @@ const Bad kBad[] = {
      "cmdline: rd.rdma.modules_load=ib_ipoib: unknown parameter 'rd.rdma.modules_load' (known: "
      "rd.rdma, rd.rdma.modules, rd.rdma.mlx4, rd.rdma.mlx4.pfc, rd.rdma.name, rd.rdma.ipoib, "
      "rd.rdma.pkey, rd.rdma.roce, rd.rdma.rxe, rd.rdma.siw, rd.rdma.wait, rd.rdma.timeout, "
-     "rd.rdma.required, ib.pkey)"},
+     "rd.rdma.required, ib.pkey, ifname)"},
     {"rd.rdma.pkeys=ib0:8001",
      "cmdline: rd.rdma.pkeys=ib0:8001: unknown parameter 'rd.rdma.pkeys' (did you mean "
      "'rd.rdma.pkey'?)"},

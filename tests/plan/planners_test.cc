@@ -313,6 +313,28 @@ TEST(WaitsPlanner, NoneCancelsTheWaitsBeforeIt) {
   EXPECT_EQ(p.actions[0].reason, "cmdline: rd.rdma.wait=mlx4_0/2");
 }
 
+TEST(Validate, DracutsIfnameAndOurNamesMustAgree) {
+  const HwKey mac = *HwKey::parse("52:54:00:77:00:02"), other = *HwKey::parse("52:54:00:77:00:09");
+  auto errors = [&](const std::string& dname, const HwKey& dkey) {
+    Config cfg;
+    cfg.names["fabric0"] = {mac, "cmdline: rd.rdma.name=fabric0:52:54:00:77:00:02"};
+    cfg.dracut_ifnames[dname] = {dkey, "cmdline: ifname=" + dname + ":" + dkey.str()};
+    Diagnostics d;
+    validate(cfg, d);
+    std::vector<std::string> out;
+    for (const auto& e : d.errors) out.push_back(e.str());
+    return out;
+  };
+  EXPECT_TRUE(errors("fabric0", mac).empty());  // the same: no clash
+  EXPECT_EQ(errors("net0", mac),
+            std::vector<std::string>{
+                "cmdline: rd.rdma.name=fabric0:52:54:00:77:00:02: clashes with dracut's "
+                "ifname=net0:52:54:00:77:00:02: 52:54:00:77:00:02 is named 'net0' there and "
+                "'fabric0' here"});
+  EXPECT_EQ(errors("fabric0", other).size(), 1u);
+  EXPECT_TRUE(errors("net0", other).empty());  // different interfaces, different names
+}
+
 TEST(Validate, ADefaultChildNameLongerThan15BytesIsInvalid) {
   Config cfg;
   PkeyChild c;
