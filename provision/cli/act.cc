@@ -117,6 +117,14 @@ int cmd_udev_rules(const Options& o) {
   if (!in.diag.ok()) return kExitInvalid;
   // Before udevd: the early rules ask the binary about the per-node table.
   const std::string rules = in.config.enabled.value ? udev_rules(in.config, true) : "";
+  // And mlx4_en's PFC masks, for every load of it from now on (the kernel's own first).
+  if (in.config.enabled.value && o.output.size()) {
+    const std::string conf = early_modprobe_conf(in.config);
+    if (!conf.empty() && !write_own_file(root, kRunModprobePath, conf, err)) {
+      std::fprintf(stderr, "rdma-provision: %s\n", err.c_str());
+      return 1;
+    }
+  }
   if (o.output.empty()) {
     print(rules);
     return kExitOk;

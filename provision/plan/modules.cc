@@ -128,6 +128,16 @@ std::optional<std::string> list_not_wanted(const Technologies& t, const std::str
 
 }  // namespace
 
+std::optional<PfcMasks> wanted_pfc(const Config& cfg) {
+  const bool ours = (cfg.pfc_tx && !from_modprobe_d(cfg.pfc_tx->source)) ||
+                    (cfg.pfc_rx && !from_modprobe_d(cfg.pfc_rx->source));
+  if (!ours) return std::nullopt;
+  const unsigned tx = cfg.pfc_tx ? cfg.pfc_tx->value : 0;
+  const bool tx_from_modprobe = cfg.pfc_tx && from_modprobe_d(cfg.pfc_tx->source);
+  const unsigned rx = cfg.pfc_rx ? cfg.pfc_rx->value : tx_from_modprobe ? 0 : tx;
+  return PfcMasks{tx, rx};
+}
+
 void plan_modules(PlanBuilder& b) {
   const Config& cfg = b.cfg;
   const Inventory& inv = b.inv;

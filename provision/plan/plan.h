@@ -3,6 +3,7 @@
 // touches nothing; on a machine already in the wanted state the plan is empty.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,11 @@ Plan make_plan(const Config& cfg, const Inventory& inv);
 // Cross-checks of the configuration alone (names, P_Key partitions, mlx4 combinations);
 // appended to diag.
 void validate(const Config& cfg, Diagnostics& diag);
+
+// mlx4_en's PFC masks our own inputs ask for (the command line, the native config), if
+// any: rx follows tx in our short forms. nullopt when none, or when they come from
+// modprobe.d alone (modprobe applies those itself).
+std::optional<PfcMasks> wanted_pfc(const Config& cfg);
 
 std::string plan_text(const Plan& plan);
 std::string plan_json(const Plan& plan);

@@ -39,6 +39,16 @@ std::string udev_rules(const Config& cfg, bool ask_for_table) {
   return o;
 }
 
+std::string early_modprobe_conf(const Config& cfg) {
+  const auto pfc = wanted_pfc(cfg);
+  if (!pfc) return "";
+  const std::string source = cfg.pfc_tx ? cfg.pfc_tx->source : cfg.pfc_rx->source;
+  return "# Written by rdma-provision before udev starts (" + source +
+         "): mlx4_en reads its PFC\n# masks only when it loads, and the kernel loads it itself.\n"
+         "options mlx4_en " +
+         pfc->str() + "\n";
+}
+
 std::string configured_name(const Config& cfg, const HwAddress& address) {
   std::optional<HwKey> key;
   if (auto g = address.ipoib_guid()) key = HwKey::of_guid(*g);

@@ -44,5 +44,13 @@ std::string inputs_state_env(const Config& cfg, const Diagnostics& diag);
 inline constexpr const char* kStatePath = "/run/rdma-provision/state.json";
 inline constexpr const char* kStateEnvPath = "/run/rdma-provision/state.env";
 inline constexpr const char* kRunRulesPath = "/run/udev/rules.d/60-rdma-provision.rules";
+// Options every load of a module picks up: modprobe, udev's kmod builtin and libkmod read
+// /run/modprobe.d (libkmod.c default_config_paths). Written before udev coldplug.
+inline constexpr const char* kRunModprobePath = "/run/modprobe.d/rdma-provision.conf";
+
+// The early modprobe.d file: mlx4_en's PFC masks from our inputs. The kernel loads mlx4_en
+// itself (mlx4/main.c mlx4_request_modules: request_module_nowait at probe and after each
+// port-type change), before apply runs, and reads its masks only then. "" when nothing.
+std::string early_modprobe_conf(const Config& cfg);
 
 }  // namespace rp

@@ -124,6 +124,28 @@ TEST(UdevRulesCli, PrintsTheNamingRulesOfTheInputs) {
   EXPECT_EQ(out.find("IMPORT{program}"), std::string::npos) << "no table, no question";
 }
 
+TEST(UdevRulesCli, WritesMlx4EnsPfcMasksWhereTheKernelsOwnLoadFindsThem) {
+  // mlx4_core loads mlx4_en itself (request_module_nowait) before apply runs: the masks
+  // must be in /run/modprobe.d by then, which the early step writes.
+  std::string root = testing::unpack_fixture("cx3-vpi");
+  int st = -1;
+  std::string out = testing::run(binary() + " udev-rules --root " + root + " --output " +
+                                     testing::temp_dir("pfc") +
+                                     "/60.rules --cmdline-string 'rd.rdma.mlx4.pfc=0x08'",
+                                 &st);
+  ASSERT_EQ(st, 0) << out;
+  const std::string conf = testing::run("cat " + root + "/run/modprobe.d/rdma-provision.conf", &st);
+  EXPECT_NE(conf.find("\noptions mlx4_en pfctx=0x08 pfcrx=0x08\n"), std::string::npos) << conf;
+  // Masks that come from modprobe.d alone are modprobe's business: no file.
+  std::string plain = testing::unpack_fixture("cx3-vpi");
+  testing::run(binary() + " udev-rules --root " + plain + " --output " +
+                   testing::temp_dir("nopfc") + "/60.rules --cmdline-string ''",
+               &st);
+  EXPECT_EQ(st, 0);
+  testing::run("test -e " + plain + "/run/modprobe.d/rdma-provision.conf", &st);
+  EXPECT_NE(st, 0);
+}
+
 TEST(UdevRulesCli, APerNodeTableReachesTheEarlyRulesThroughUdevName) {
   // Before udevd no interface exists: the early rules ask the binary about each new one.
   std::string root = testing::unpack_fixture("rxe-virtio");
