@@ -13,6 +13,7 @@
 #include "provision/inputs/load.h"
 #include "provision/inventory/inventory.h"
 #include "provision/kernel/files.h"
+#include "provision/plan/node_table.h"
 #include "provision/plan/plan.h"
 #include "provision/report/handoff.h"
 
@@ -68,7 +69,8 @@ int cmd_apply(const Options& o) {
   if (!root_usable(root, o, "apply")) return kExitUsage;
   Log log(make_sink(root, o.log));
   Inventory inv = discover(root, Detail::kPlan);
-  Inputs in = load_inputs(root, inv, o.inputs);
+  Inputs in = load_inputs(root, o.inputs);
+  resolve_node_table(inv, in.config);  // the stage between loading and planning
   Plan plan = make_plan(in.config, inv);
   for (const auto& w : in.diag.warnings) log.warn(w.str());
   for (const auto& w : plan.diag.warnings) log.warn(w.str());
@@ -104,7 +106,7 @@ int cmd_udev_rules(const Options& o) {
   Root root(o.root);
   if (!root_usable(root, o, "udev-rules")) return kExitUsage;
   Inventory inv = discover(root, Detail::kPlan);
-  Inputs in = load_inputs(root, inv, o.inputs);
+  Inputs in = load_inputs(root, o.inputs);
   print_diagnostics(in.diag);
   Root host("/");
   std::string err;
@@ -145,7 +147,7 @@ int cmd_udev_name(const Options& o) {
   if (!root_usable(root, o, "udev-name")) return kExitUsage;
   // The inputs alone: udev asks while the interface is being added, before anything else
   // could be discovered about it. Invalid inputs give no name (udev-rules reported them).
-  Inputs in = load_inputs(root, Inventory{}, o.inputs);
+  Inputs in = load_inputs(root, o.inputs);
   if (!in.diag.ok() || !in.config.enabled.value) return kExitOk;
   const std::string name = configured_name(in.config, *o.address);
   if (!name.empty()) print("RDMA_PROVISION_NAME=" + name + "\n");

@@ -6,6 +6,7 @@
 #include "provision/image/needs.h"
 #include "provision/inputs/load.h"
 #include "provision/inventory/inventory.h"
+#include "provision/plan/node_table.h"
 #include "provision/plan/plan.h"
 #include "provision/report/status.h"
 
@@ -23,7 +24,8 @@ int cmd_check(const Options& o) {
   Root root(o.root);
   if (!root_usable(root, o, "check")) return kExitUsage;
   Inventory inv = discover(root, Detail::kPlan);
-  Inputs in = load_inputs(root, inv, o.inputs);
+  Inputs in = load_inputs(root, o.inputs);
+  resolve_node_table(inv, in.config);     // the stage between loading and planning
   Plan plan = make_plan(in.config, inv);  // its cross-checks against the machine
   print_diagnostics(in.diag);
   print_diagnostics(plan.diag);
@@ -41,13 +43,14 @@ int cmd_plan(const Options& o) {
   Root root(o.root);
   if (!root_usable(root, o, "plan")) return kExitUsage;
   Inventory inv = discover(root, Detail::kPlan);
-  Inputs in = load_inputs(root, inv, o.inputs);
+  Inputs in = load_inputs(root, o.inputs);
   print_diagnostics(in.diag);
   if (!in.diag.ok()) {
     // Nothing is planned from an invalid input.
     std::fprintf(stderr, "rdma-provision: plan: invalid input, nothing planned\n");
     return kExitInvalid;
   }
+  resolve_node_table(inv, in.config);  // the stage between loading and planning
   Plan plan = make_plan(in.config, inv);
   print(o.json ? plan_json(plan) : plan_text(plan));
   return plan.diag.ok() ? kExitOk : kExitInvalid;
@@ -68,7 +71,7 @@ int cmd_image_needs(const Options& o) {
   // The build host's hardware matters only for a host-only image; its ports also resolve
   // the node table, which for other images must not depend on this machine.
   Inventory inv = opt.drivers == DriverChoice::kHost ? discover(root, Detail::kPlan) : Inventory{};
-  Inputs in = load_inputs(root, inv, o.inputs);
+  Inputs in = load_inputs(root, o.inputs);
   print_diagnostics(in.diag);
   if (!in.diag.ok()) {
     std::fprintf(stderr, "rdma-provision: image-needs: invalid input, nothing listed\n");

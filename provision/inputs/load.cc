@@ -76,52 +76,13 @@ void leave_ib_pkey_to_networkmanager(const Root& root, Inputs& in) {
 
 }  // namespace
 
-void apply_node_table(const Inventory& inv, Config& cfg) {
-  if (cfg.nodes_by_guid.empty() && cfg.nodes_by_mac.empty()) return;
-  for (const auto& n : inv.netdevs) {
-    if (!n.parent.empty()) continue;  // P_Key children share the parent's GUID
-    const NodeEntry* e = nullptr;
-    if (auto g = n.address.ipoib_guid()) e = cfg.node_entry(HwKey::of_guid(*g));
-    if (!e) {
-      if (auto m = n.address.mac()) e = cfg.node_entry(HwKey::of_mac(*m));
-    }
-    if (!e) continue;
-    const std::string src = e->source + " (node table)";
-    bool named_elsewhere = false;
-    for (const auto& [name, key] : cfg.names) named_elsewhere |= key.value == e->key;
-    std::string ifname = n.name;
-    if (!e->name.empty() && !named_elsewhere) {
-      cfg.names[e->name] = {e->key, src};
-      ifname = e->name;
-    } else if (named_elsewhere) {
-      for (const auto& [name, key] : cfg.names)
-        if (key.value == e->key) ifname = name;
-    }
-    auto& ip = cfg.ipoib[ifname];
-    if (e->mode && !ip.mode) ip.mode = Sourced<IpoibMode>{*e->mode, src};
-    if (e->mtu && !ip.mtu) ip.mtu = Sourced<unsigned>{*e->mtu, src};
-    for (uint16_t pkey : e->pkeys) {
-      auto& c = cfg.pkeys[{ifname, pkey}];
-      if (c.source.empty()) {
-        c.parent = ifname;
-        c.pkey = pkey;
-        c.source = src;
-      }
-    }
-    if (!e->addresses.empty() && cfg.addresses[ifname].empty()) {
-      for (const auto& a : e->addresses) cfg.addresses[ifname].push_back({a, src});
-    }
-  }
-}
-
-Inputs load_inputs(const Root& root, const Inventory& inv, const InputOptions& opt) {
+Inputs load_inputs(const Root& root, const InputOptions& opt) {
   Inputs in;
   read_one(root, "/etc/rdma/mlx4.conf", parse_mlx4_conf, in, false);
   read_dir(root, "/etc/rdma/modules", parse_modules_conf, in);
   read_modprobe_d(root, in);
   read_one(root, "/etc/udev/rules.d/70-persistent-ipoib.rules", parse_ipoib_rules, in, false);
   read_one(root, opt.config_path, parse_native_conf, in, opt.config_path_given);
-  apply_node_table(inv, in.config);
 
   if (opt.cmdline_text) {
     parse_cmdline(*opt.cmdline_text, in.config, in.diag);

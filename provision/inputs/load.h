@@ -1,5 +1,5 @@
 // Reads every input under the root, in override order: rdma-core's files, the native
-// config, the per-node table (resolved against the inventory), the kernel command line.
+// config, the kernel command line.
 #pragma once
 
 #include <optional>
@@ -7,7 +7,6 @@
 
 #include "provision/base/root.h"
 #include "provision/config/config.h"
-#include "provision/inventory/inventory.h"
 
 namespace rp {
 
@@ -26,11 +25,8 @@ struct Inputs {
   std::vector<std::string> files_read;  // kernel paths, in reading order
 };
 
-Inputs load_inputs(const Root& root, const Inventory& inv, const InputOptions& opt);
-
-// Node-table rows that match this node's ports (IPoIB GUIDs, Ethernet MACs) become
-// names, P_Key children, modes, MTUs and addresses, unless an earlier explicit setting
-// already gives them. Exposed for tests and the 10,000-node benchmark.
-void apply_node_table(const Inventory& inv, Config& cfg);
+// The inputs alone; the per-node table stays a table here (plan/node_table.h resolves it
+// against the machine, between loading and planning).
+Inputs load_inputs(const Root& root, const InputOptions& opt);
 
 }  // namespace rp

@@ -8,6 +8,7 @@
 
 #include "provision/apply/apply.h"
 #include "provision/inputs/load.h"
+#include "provision/plan/node_table.h"
 #include "provision/report/handoff.h"
 #include "tests/support/fake_kernel.h"
 #include "tests/support/fixture.h"
@@ -25,7 +26,8 @@ struct TreeRun {
     Inventory inv = discover(root, Detail::kPlan);  // as the command line's apply
     InputOptions opt;
     opt.cmdline_text = cmdline;
-    Inputs in = load_inputs(root, inv, opt);
+    Inputs in = load_inputs(root, opt);
+    resolve_node_table(inv, in.config);
     EXPECT_TRUE(in.diag.ok()) << (in.diag.errors.empty() ? "" : in.diag.errors[0].str());
     plan = make_plan(in.config, inv);
     EXPECT_TRUE(plan.diag.ok());

@@ -39,7 +39,7 @@ struct Tree {
   }
   std::string needs(ImageNeedsOptions o = {}) {
     Inventory inv = o.drivers == DriverChoice::kHost ? discover(root, Detail::kPlan) : Inventory{};
-    Inputs in = load_inputs(root, inv, opt);
+    Inputs in = load_inputs(root, opt);
     EXPECT_TRUE(in.diag.ok()) << (in.diag.errors.empty() ? "" : in.diag.errors[0].str());
     o.config_path = opt.config_path;
     return image_needs_text(image_needs(in, inv, o));

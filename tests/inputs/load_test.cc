@@ -30,7 +30,7 @@ class LoadTest : public ::testing::Test {
   Inputs load() {
     InputOptions opt;
     opt.cmdline_text = "";
-    return load_inputs(Root(dir_), Inventory{}, opt);
+    return load_inputs(Root(dir_), opt);
   }
   std::string dir_;
 };
@@ -62,12 +62,12 @@ TEST_F(LoadTest, IbPkeyIsLeftToNetworkManagerWhenTheImageHasIt) {
   InputOptions opt;
   opt.cmdline_text = "ib.pkey=ib0.8001 rd.rdma.pkey=ib0:0x8002";
   // Without NetworkManager in the image: ours, as before.
-  Inputs plain = load_inputs(Root(dir_), Inventory{}, opt);
+  Inputs plain = load_inputs(Root(dir_), opt);
   EXPECT_EQ(plain.config.pkeys.size(), 2u);
   EXPECT_TRUE(plain.diag.warnings.empty());
   // With it (dracut's 35network-manager installs the generator): said once, left to NM.
   put("/usr/libexec/nm-initrd-generator", "");
-  Inputs nm = load_inputs(Root(dir_), Inventory{}, opt);
+  Inputs nm = load_inputs(Root(dir_), opt);
   ASSERT_EQ(nm.config.pkeys.size(), 1u);
   EXPECT_EQ(nm.config.pkeys.begin()->second.source, "cmdline: rd.rdma.pkey=ib0:0x8002");
   ASSERT_EQ(nm.diag.warnings.size(), 1u);

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "provision/inputs/load.h"
+#include "provision/plan/node_table.h"
 #include "provision/plan/plan.h"
 #include "tests/plan/cases.h"
 #include "tests/support/fixture.h"
@@ -44,7 +45,8 @@ TEST_P(PlanGolden, MatchesTheRecordedActionList) {
     testing::run("mkdir -p '" + dir + "'");
     std::ofstream(dir + "/rdma-provision.conf") << c.config;
   }
-  Inputs in = load_inputs(root, inv, opt);
+  Inputs in = load_inputs(root, opt);
+  resolve_node_table(inv, in.config);
   std::string text, json;
   for (const auto& e : in.diag.errors) text += "input error: " + e.str() + "\n";
   for (const auto& w : in.diag.warnings) text += "input warning: " + w.str() + "\n";

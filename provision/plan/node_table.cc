@@ -1,0 +1,48 @@
+#include "provision/plan/node_table.h"
+
+namespace rp {
+
+void resolve_node_table(const Inventory& inv, Config& cfg) {
+  if (cfg.nodes_by_guid.empty() && cfg.nodes_by_mac.empty()) return;
+  for (const auto& n : inv.netdevs) {
+    if (!n.parent.empty()) continue;  // P_Key children share the parent's GUID
+    const NodeEntry* e = nullptr;
+    if (auto g = n.address.ipoib_guid()) e = cfg.node_entry(HwKey::of_guid(*g));
+    if (!e) {
+      if (auto m = n.address.mac()) e = cfg.node_entry(HwKey::of_mac(*m));
+    }
+    if (!e) continue;
+    const std::string src = e->source + " (node table)";
+    std::string ifname = n.name;
+    bool named_elsewhere = false;
+    for (const auto& [name, key] : cfg.names) {
+      if (key.value == e->key) {
+        named_elsewhere = true;
+        ifname = name;  // an explicit name wins over the row's
+      }
+    }
+    // The row's name, unless the interface is named otherwise or the name is taken.
+    if (!e->name.empty() && !named_elsewhere && !cfg.names.count(e->name)) {
+      cfg.names[e->name] = {e->key, src};
+      ifname = e->name;
+    }
+    if (e->mode || e->mtu) {
+      auto& ip = cfg.ipoib[ifname];
+      if (e->mode && !ip.mode) ip.mode = Sourced<IpoibMode>{*e->mode, src};
+      if (e->mtu && !ip.mtu) ip.mtu = Sourced<unsigned>{*e->mtu, src};
+    }
+    for (uint16_t pkey : e->pkeys) {
+      auto& c = cfg.pkeys[{ifname, pkey}];
+      if (c.source.empty()) {
+        c.parent = ifname;
+        c.pkey = pkey;
+        c.source = src;
+      }
+    }
+    if (!e->addresses.empty() && cfg.addresses[ifname].empty()) {
+      for (const auto& a : e->addresses) cfg.addresses[ifname].push_back({a, src});
+    }
+  }
+}
+
+}  // namespace rp

@@ -1,0 +1,62 @@
+// The per-node table resolved against the machine: a row gives what nothing explicit gives.
+#include "provision/plan/node_table.h"
+
+#include <gtest/gtest.h>
+
+namespace rp {
+namespace {
+
+Inventory one_nic(const std::string& name, const std::string& mac) {
+  Inventory inv;
+  NetDev n;
+  n.name = name;
+  n.type = kArphrdEther;
+  n.address = *HwAddress::parse(mac);
+  inv.netdevs.push_back(n);
+  return inv;
+}
+
+NodeEntry row(const std::string& mac, const std::string& name) {
+  NodeEntry e;
+  e.key = *HwKey::parse(mac);
+  e.name = name;
+  e.addresses = {*IpPrefix::parse("10.77.0.2/24")};
+  e.source = "/etc/rdma-provision/rdma-provision.conf:9";
+  return e;
+}
+
+TEST(NodeTable, AnEthernetRowGivesANameAndAnAddressButNoIpoibSettings) {
+  Config cfg;
+  const NodeEntry e = row("52:54:00:77:00:02", "fabric0");
+  cfg.nodes_by_mac[e.key.value] = e;
+  resolve_node_table(one_nic("eth0", "52:54:00:77:00:02"), cfg);
+  ASSERT_EQ(cfg.names.count("fabric0"), 1u);
+  EXPECT_EQ(cfg.names.at("fabric0").source, e.source + " (node table)");
+  EXPECT_EQ(cfg.addresses.at("fabric0").size(), 1u);
+  EXPECT_TRUE(cfg.ipoib.empty()) << "an Ethernet row has no IPoIB settings to give";
+}
+
+TEST(NodeTable, AnExplicitNameWinsOverTheRow) {
+  Config cfg;
+  const NodeEntry e = row("52:54:00:77:00:02", "fabric0");
+  cfg.nodes_by_mac[e.key.value] = e;
+  // The command line gives fabric0 to another interface: the row's name is not taken from it.
+  cfg.names["fabric0"] = {*HwKey::parse("52:54:00:77:00:09"), "cmdline: rd.rdma.name=..."};
+  resolve_node_table(one_nic("eth0", "52:54:00:77:00:02"), cfg);
+  EXPECT_EQ(cfg.names.at("fabric0").value.str(), "52:54:00:77:00:09");
+  EXPECT_EQ(cfg.names.size(), 1u);
+  // The row's address goes to the interface by the name it has.
+  EXPECT_EQ(cfg.addresses.count("eth0"), 1u);
+}
+
+TEST(NodeTable, NoRowForThisNodeChangesNothing) {
+  Config cfg;
+  const NodeEntry e = row("52:54:00:77:00:07", "fabric0");
+  cfg.nodes_by_mac[e.key.value] = e;
+  resolve_node_table(one_nic("eth0", "52:54:00:77:00:02"), cfg);
+  EXPECT_TRUE(cfg.names.empty());
+  EXPECT_TRUE(cfg.addresses.empty());
+}
+
+}  // namespace
+}  // namespace rp
