@@ -50,11 +50,10 @@ std::string join(const std::vector<std::string>& parts) {
   return out;
 }
 
-// The link layer an mlx4_port value stands for ("auto (ib)" is sensed as InfiniBand).
+// The link layer an mlx4_port value stands for, as the port's link_layer file says it.
 std::string link_layer_of(std::string_view shown) {
-  if (shown == "ib" || shown == "auto (ib)") return "InfiniBand";
-  if (shown == "eth" || shown == "auto (eth)") return "Ethernet";
-  return "";
+  const LinkLayer l = mlx4_link_layer(shown);
+  return l == LinkLayer::kUnknown ? "" : std::string(to_string(l));
 }
 
 bool type_matches(std::string_view shown, PortType want) {

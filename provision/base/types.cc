@@ -178,6 +178,13 @@ LinkLayer parse_link_layer(std::string_view s) {
   return LinkLayer::kUnknown;
 }
 
+LinkLayer mlx4_link_layer(std::string_view shown) {
+  shown = trim(shown);
+  if (shown == "ib" || shown == "auto (ib)") return LinkLayer::kInfiniBand;
+  if (shown == "eth" || shown == "auto (eth)") return LinkLayer::kEthernet;
+  return LinkLayer::kUnknown;
+}
+
 std::string_view to_string(LinkLayer l) {
   switch (l) {
     case LinkLayer::kInfiniBand:

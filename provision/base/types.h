@@ -79,6 +79,9 @@ std::string_view to_string(LinkLayer l);
 // mlx4 port type written to mlx4_portN.
 enum class PortType { kIb, kEth, kAuto };
 std::optional<PortType> parse_port_type(std::string_view s);
+// The link layer an mlx4_portN file's value stands for: "ib", "eth", and "auto (ib)" /
+// "auto (eth)" for an auto port as currently sensed (mlx4/main.c show_port_type).
+LinkLayer mlx4_link_layer(std::string_view shown);
 std::string_view to_string(PortType t);
 
 // IPv4 or IPv6 address, parsed once from text.

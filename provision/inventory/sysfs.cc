@@ -124,7 +124,8 @@ void discover_pci(const Root& root, Inventory& inv, bool full) {
       m.writable = root.is_writable(file);
       // Reading an Ethernet port's mlx4_portN_mtu makes the kernel log "port level mtu is
       // only used for IB ports" (mlx4/main.c show_port_ib_mtu) on every run: IB ports only.
-      if (m.value == "ib" || m.value == "auto (ib)") m.mtu = root.read_or(file + "_mtu", "");
+      if (mlx4_link_layer(m.value) == LinkLayer::kInfiniBand)
+        m.mtu = root.read_or(file + "_mtu", "");
       f.mlx4_ports.push_back(std::move(m));
     }
     // Only functions that matter to RDMA provisioning: a known RDMA-capable driver, mlx4

@@ -10,10 +10,9 @@
 namespace rp {
 namespace {
 
+// "auto (eth)" is driven by mlx4_en as much as "eth".
 bool is_eth(const std::string& sysfs_port_type) {
-  // "auto (eth)": configured auto, sensed as Ethernet (show_port_type in mlx4/main.c);
-  // mlx4_en drives it as much as an "eth" port.
-  return sysfs_port_type == "eth" || sysfs_port_type == "auto (eth)";
+  return mlx4_link_layer(sysfs_port_type) == LinkLayer::kEthernet;
 }
 
 // The PFC masks for mlx4_en; a reload when it is loaded with other ones and the config
@@ -83,7 +82,7 @@ Technologies technologies(const PlanBuilder& b) {
     } else if (!f.mlx4_ports.empty()) {
       t.any = true;
       for (const auto& m : f.mlx4_ports) {
-        t.infiniband |= m.value == "ib" || m.value == "auto (ib)";
+        t.infiniband |= mlx4_link_layer(m.value) == LinkLayer::kInfiniBand;
         t.roce |= is_eth(m.value);
       }
     } else if (rdma_driver_for(f.driver, f.device)) {
