@@ -127,6 +127,16 @@ int cmd_udev_rules(const Options& o) {
       return 1;
     }
   }
+  // rdma-core's renaming rule without our soft devices, before udevd reads the rules.
+  if (in.config.enabled.value && o.output.size()) {
+    std::string note;
+    const std::string guard = rdma_rename_guard(in.config, &note);
+    if (!note.empty()) std::fprintf(stderr, "rdma-provision: warning: %s\n", note.c_str());
+    if (!guard.empty() && !write_own_file(root, kRunRdmaRenamePath, guard, err)) {
+      std::fprintf(stderr, "rdma-provision: %s\n", err.c_str());
+      return 1;
+    }
+  }
   if (o.output.empty()) {
     print(rules);
     return kExitOk;

@@ -52,10 +52,40 @@ std::string HwKey::str() const {
   return m.str();
 }
 
-std::vector<Sourced<std::string>> Config::effective_waits() const {
+std::string RdmaSelector::str() const {
+  switch (by) {
+    case By::kAll:
+      return "*";
+    case By::kName:
+      return name;
+    case By::kPci:
+      return "pci-" + pci.str();
+    case By::kNodeGuid:
+      return "guid-" + guid.str();
+    case By::kNetdev:
+      return "netdev-" + name;
+  }
+  return name;
+}
+
+std::string WaitItem::str() const {
+  switch (kind) {
+    case Kind::kAll:
+      return "all";
+    case Kind::kNone:
+      return "none";
+    case Kind::kPort:
+      return device.str() + (port ? "/" + std::to_string(port) : "");
+    case Kind::kLink:
+      return ifname;
+  }
+  return ifname;
+}
+
+std::vector<Sourced<WaitItem>> Config::effective_waits() const {
   size_t first = 0;
   for (size_t i = 0; i < wait.size(); ++i)
-    if (wait[i].value == "none") first = i + 1;
+    if (wait[i].value.kind == WaitItem::Kind::kNone) first = i + 1;
   return {wait.begin() + static_cast<std::ptrdiff_t>(first), wait.end()};
 }
 

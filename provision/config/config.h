@@ -75,6 +75,35 @@ struct PkeyChild {
   std::string child_name() const;
 };
 
+// Which RDMA device a RoCE default or a wait means. By name ("mlx5_0"), or by what survives
+// a rename: rdma-core's 60-rdma-persistent-naming.rules (kernel-boot/rdma_rename.c, policy
+// NAME_FALLBACK) renames mlx5_0 to rocep175s0f0 where it is installed, so a name true in
+// one root may be absent in the other. "pci-0000:af:00.0" (the PCI function),
+// "guid-9803:9b03:0046:8a10" (node_guid) and "netdev-ens1f0np0" (the port under that
+// interface) name the same hardware in both; "*" is every device.
+struct RdmaSelector {
+  enum class By { kAll, kName, kPci, kNodeGuid, kNetdev };
+  By by = By::kName;
+  std::string name;  // kName: the device; kNetdev: the interface
+  PciAddress pci{};
+  PortGuid guid{};
+  static RdmaSelector all() { return {By::kAll, "*", {}, {}}; }
+  static RdmaSelector named(std::string n) { return {By::kName, std::move(n), {}, {}}; }
+  std::string str() const;  // as written back: "*", "mlx5_0", "pci-0000:af:00.0", ...
+  bool operator<(const RdmaSelector& o) const { return str() < o.str(); }
+  bool operator==(const RdmaSelector& o) const { return str() == o.str(); }
+};
+
+// One rd.rdma.wait entry: "all", "none", "<device>/<port>" or an interface (carrier).
+struct WaitItem {
+  enum class Kind { kAll, kNone, kPort, kLink };
+  Kind kind = Kind::kAll;
+  RdmaSelector device;  // kPort
+  unsigned port = 0;    // kPort; 0 with a netdev- selector (its port)
+  std::string ifname;   // kLink
+  std::string str() const;
+};
+
 struct RoceSetting {
   std::optional<Sourced<RoceMode>> mode;
   std::optional<Sourced<unsigned>> tos;
@@ -109,6 +138,11 @@ struct NodeEntry {
   std::string source;
 };
 
+// rdma-core's RDMA device naming rules (kernel-boot/rdma-persistent-naming.rules), and the
+// first line of the copy rdma-provision writes over it in /run (report/handoff.h).
+inline constexpr const char* kRdmaRenameRules = "60-rdma-persistent-naming.rules";
+inline constexpr const char* kRdmaRenameGuardMarker = "# rdma-provision: rdma-core's rule";
+
 struct Config {
   Sourced<bool> enabled{true, "default"};
   Sourced<unsigned> timeout_s{60, "default"};    // hard deadline for a whole run
@@ -132,16 +166,19 @@ struct Config {
   std::map<std::string, Sourced<HwKey>> dracut_ifnames;
   std::map<std::string, IpoibSetting> ipoib;                    // ifname -> mode/MTU
   std::map<std::pair<std::string, uint16_t>, PkeyChild> pkeys;  // (parent, pkey)
-  // (ibdev or "*", port or 0 for every port) -> RoCE defaults.
-  std::map<std::pair<std::string, unsigned>, RoceSetting> roce;
-  std::map<std::string, SoftLink> soft_links;                    // netdev -> rxe/siw link
+  // (device, port or 0 for every port) -> RoCE defaults.
+  std::map<std::pair<RdmaSelector, unsigned>, RoceSetting> roce;
+  std::map<std::string, SoftLink> soft_links;  // netdev -> rxe/siw link
+  // rdma-core's 60-rdma-persistent-naming.rules as udev would read it (text; source: its
+  // path), when installed: its rdma_rename renames RDMA devices on "add".
+  std::optional<Sourced<std::string>> rdma_rename_rules;
   std::map<std::string, std::vector<AddressSetting>> addresses;  // ifname -> addresses
   std::map<std::string, std::vector<RouteSetting>> routes;       // ifname -> routes
 
-  // rd.rdma.wait: "all", "none", "<ibdev>/<port>" or an ifname, in input order.
-  std::vector<Sourced<std::string>> wait;
+  // rd.rdma.wait, in input order.
+  std::vector<Sourced<WaitItem>> wait;
   // The waits that count: those after the last "none" ("none" cancels earlier waits).
-  std::vector<Sourced<std::string>> effective_waits() const;
+  std::vector<Sourced<WaitItem>> effective_waits() const;
 
   // Per-node table: key -> row. Hash lookup keeps a 10,000-node table cheap.
   std::unordered_map<uint64_t, NodeEntry> nodes_by_guid;

@@ -153,12 +153,36 @@ void read_nm_pkey(const Arg& a) {
   }
 }
 
+// Where the device part of "<device>[/<port>]:<mode>[:<tos>]" ends. A PCI address and a
+// GUID have colons of their own: the address ends with its function ("00.0"), a GUID's
+// groups are hex digits (a mode starts with 'v').
+size_t roce_device_end(std::string_view v) {
+  if (starts_with(v, "pci-")) {
+    const size_t dot = v.find('.');
+    return v.find(':', dot == std::string_view::npos ? 0 : dot);
+  }
+  if (!starts_with(v, "guid-")) return v.find(':');
+  size_t pos = 5;
+  for (;;) {
+    const size_t next = v.find(':', pos);
+    const std::string_view field = v.substr(pos, next - pos);
+    const size_t slash = field.find('/');
+    const std::string_view digits = field.substr(0, slash);
+    const bool hex = !digits.empty() && std::all_of(digits.begin(), digits.end(), [](char c) {
+      return std::isxdigit(static_cast<unsigned char>(c)) || c == 'x';
+    });
+    if (!hex) return pos == 5 ? next : pos - 1;  // this field is the mode
+    if (next == std::string_view::npos || slash != std::string_view::npos) return next;
+    pos = next + 1;
+  }
+}
+
 void read_roce(const Arg& a) {
-  auto colon = a.value().find(':');
-  if (colon == std::string_view::npos) return a.bad_form();
-  auto f = split(a.value().substr(colon + 1), ':');
+  const size_t end = roce_device_end(a.value());
+  if (end == std::string_view::npos) return a.bad_form();
+  auto f = split(a.value().substr(end + 1), ':');
   if (f.size() > 2) return a.bad_form();
-  auto target = parse_roce_target(a.value().substr(0, colon), a.where, a.diag);
+  auto target = parse_roce_target(a.value().substr(0, end), a.where, a.diag);
   auto mode = parse_roce_mode(f[0], a.where, a.diag);
   std::optional<unsigned> tos;
   if (f.size() == 2 && !(tos = parse_tos(f[1], a.where, a.diag))) return;
@@ -185,10 +209,10 @@ void read_wait(const Arg& a) {
   // The command line's list replaces the files' list (rd.rdma.wait=none must win over a
   // file's "all"); several rd.rdma.wait parameters add up.
   auto& w = a.cfg.wait;
-  w.erase(std::remove_if(
-              w.begin(), w.end(),
-              [](const Sourced<std::string>& s) { return source_file(s.source) != "cmdline"; }),
-          w.end());
+  w.erase(
+      std::remove_if(w.begin(), w.end(),
+                     [](const Sourced<WaitItem>& s) { return source_file(s.source) != "cmdline"; }),
+      w.end());
   parse_wait_list(a.value(), a.where, a.cfg, a.diag);
 }
 
@@ -207,10 +231,11 @@ constexpr Known kKnown[] = {
     {"rd.rdma.name", "<ifname>:<guid|mac>", read_name, false},
     {"rd.rdma.ipoib", "<ifname>:<datagram|connected>[:<mtu>]", read_ipoib, false},
     {"rd.rdma.pkey", "<parent>:<pkey>[:<childname>]", read_pkey, false},
-    {"rd.rdma.roce", "<ibdev|*>[/<port>]:<v1|v2>[:<tos>]", read_roce, false},
+    {"rd.rdma.roce", "<ibdev|pci-<bdf>|guid-<guid>|netdev-<if>|*>[/<port>]:<v1|v2>[:<tos>]",
+     read_roce, false},
     {"rd.rdma.rxe", "<netdev>[:<name>]", read_rxe, false},
     {"rd.rdma.siw", "<netdev>[:<name>]", read_siw, false},
-    {"rd.rdma.wait", "<all|none|<ibdev>/<port>|<ifname>>[,...]", read_wait, false},
+    {"rd.rdma.wait", "<all|none|<device>/<port>|netdev-<if>|<ifname>>[,...]", read_wait, false},
     {"rd.rdma.timeout", "<seconds>", read_timeout, false},
     {"rd.rdma.required", "<boolean>", read_required, true},
     {"ib.pkey", "<parent>.<hex pkey>", read_nm_pkey, false},

@@ -74,6 +74,24 @@ void leave_ib_pkey_to_networkmanager(const Root& root, Inputs& in) {
   }
 }
 
+// rdma-core's device naming rule, from the directory udev takes it from: a file in /etc
+// masks the same name in /run, which masks /usr/lib and /lib (udev(7), "Rules Files"); an
+// empty file or a link to /dev/null disables it. Our own shadow copy in /run (written by
+// udev-rules, see report/handoff.h) is skipped: it is derived from the one below it.
+void read_rdma_rename_rules(const Root& root, Inputs& in) {
+  for (const char* dir :
+       {"/etc/udev/rules.d", "/run/udev/rules.d", "/usr/lib/udev/rules.d", "/lib/udev/rules.d"}) {
+    const std::string path = std::string(dir) + "/" + kRdmaRenameRules;
+    if (!root.exists(path)) continue;
+    auto text = root.read(path);
+    if (!text) return;  // unreadable (or /dev/null): nothing renames
+    if (text->find(kRdmaRenameGuardMarker) != std::string::npos) continue;
+    if (text->find("rdma_rename") == std::string::npos) return;  // emptied by the admin
+    in.config.rdma_rename_rules = Sourced<std::string>{*text, path};
+    return;
+  }
+}
+
 }  // namespace
 
 Inputs load_inputs(const Root& root, const InputOptions& opt) {
@@ -82,6 +100,7 @@ Inputs load_inputs(const Root& root, const InputOptions& opt) {
   read_dir(root, "/etc/rdma/modules", parse_modules_conf, in);
   read_modprobe_d(root, in);
   read_one(root, "/etc/udev/rules.d/70-persistent-ipoib.rules", parse_ipoib_rules, in, false);
+  read_rdma_rename_rules(root, in);
   read_one(root, opt.config_path, parse_native_conf, in, opt.config_path_given);
 
   if (opt.cmdline_text) {

@@ -23,8 +23,8 @@ struct Parser {
   bool section_ok = false;  // its header is valid: its keys are read
   std::string name;         // [module], [ipoib], [name], [rxe], [siw], [address]
   PciAddress pci;           // [mlx4]
-  std::pair<std::string, unsigned> roce_target;  // [roce]
-  std::pair<std::string, uint16_t> pkey;         // [pkey]
+  std::pair<RdmaSelector, unsigned> roce_target;  // [roce]
+  std::pair<std::string, uint16_t> pkey;          // [pkey]
 
   void error(const std::string& what) { diag.error(where, what); }
 };
@@ -93,7 +93,7 @@ constexpr Section kSections[] = {
     {"module", "[module <name>]", 1, open_module},
     {"mlx4", "[mlx4 <pci address>]", 1, open_mlx4},
     {"pfc", "[pfc]", 0, no_args},
-    {"roce", "[roce <ibdev|*>[/<port>]]", 1, open_roce},
+    {"roce", "[roce <ibdev|pci-<bdf>|guid-<guid>|netdev-<if>|*>[/<port>]]", 1, open_roce},
     {"ipoib", "[ipoib <ifname>]", 1, open_ifname},
     {"pkey", "[pkey <parent> <pkey>]", 2, open_pkey},
     {"name", "[name <ifname>]", 1, open_name},

@@ -86,11 +86,17 @@ std::optional<IpPrefix> parse_prefix(std::string_view s, const std::string& wher
 // "default via 10.0.0.1" or "10.2.0.0/16 via 10.0.0.254".
 std::optional<RouteSetting> parse_route(std::string_view s, const std::string& where,
                                         Diagnostics& d);
-// "<ibdev|*>[/<port>]" -> (ibdev, port or 0 for every port).
-std::optional<std::pair<std::string, unsigned>> parse_roce_target(std::string_view s,
-                                                                  const std::string& where,
-                                                                  Diagnostics& d);
-// "all", "none", "<ibdev>/<port>" or an ifname, comma separated; appended to cfg.wait.
+// An RDMA device: "<ibdev>", "pci-<PCI address>", "guid-<node GUID>" or
+// "netdev-<ifname>" (config.h RdmaSelector); "*" too when `star_ok`.
+std::optional<RdmaSelector> parse_rdma_selector(std::string_view s, bool star_ok,
+                                                const std::string& where, Diagnostics& d);
+// "<device|*>[/<port>]" -> (device, port or 0 for every port); a netdev- selector names
+// its port itself.
+std::optional<std::pair<RdmaSelector, unsigned>> parse_roce_target(std::string_view s,
+                                                                   const std::string& where,
+                                                                   Diagnostics& d);
+// "all", "none", "<device>/<port>", "netdev-<ifname>" or an ifname, comma separated;
+// appended to cfg.wait.
 void parse_wait_list(std::string_view s, const std::string& where, Config& cfg, Diagnostics& d);
 
 }  // namespace rp

@@ -32,10 +32,8 @@ void plan_links_up(PlanBuilder& b) {
   }
   for (const auto& [ifname, list] : cfg.addresses) link_up(b, ifname, list.front().source);
   for (const auto& [netdev, l] : cfg.soft_links) link_up(b, b.final_name(netdev), l.source);
-  for (const auto& w : cfg.effective_waits()) {
-    if (w.value != "all" && w.value != "none" && w.value.find('/') == std::string::npos) {
-      link_up(b, w.value, w.source);
-    }
+  for (const auto& [w, source] : cfg.effective_waits()) {
+    if (w.kind == WaitItem::Kind::kLink) link_up(b, w.ifname, source);
   }
 }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "provision/plan/builder.h"
+#include "provision/plan/rdma_select.h"
 
 namespace rp {
 namespace {
@@ -17,31 +18,34 @@ struct PortRef {
   bool v1_only;  // ConnectX-3 without RoCE v2 (MLX4_DEV_CAP_FLAG2_ROCE_V1_V2 unset)
 };
 
-// The RoCE ports `dev`/`port` names, present or planned (a planned rxe device has one
-// port and RoCE v2 only: drivers/infiniband/sw/rxe).
-std::vector<std::pair<PortKey, PortRef>> roce_ports(const PlanBuilder& b, const PortKey& k) {
+// The RoCE ports a setting's device and port mean, present or planned (a planned rxe
+// device has one port and RoCE v2 only: drivers/infiniband/sw/rxe).
+std::vector<std::pair<PortKey, PortRef>> roce_ports(PlanBuilder& b, const RdmaSelector& sel,
+                                                    unsigned port, const std::string& source) {
   std::vector<std::pair<PortKey, PortRef>> out;
-  for (const auto& d : b.inv.rdma) {
-    if (k.first != "*" && d.name != k.first) continue;
-    for (const auto& p : d.ports) {
+  std::string how;
+  for (const auto& [d, only] : select_rdma(b, sel, &how)) {
+    for (const auto& p : d->ports) {
       if (p.link_layer != LinkLayer::kEthernet) continue;
-      if (k.second && p.num != k.second) continue;
+      if ((port && p.num != port) || (only && p.num != only)) continue;
       if (!p.roce_v1 && !p.roce_v2) continue;  // iWARP: no RoCE modes
       out.push_back(
-          {{d.name, p.num},
-           {&p, b.device_producer(d.name), p.roce_v2 && !p.roce_v1, p.roce_v1 && !p.roce_v2}});
+          {{d->name, p.num},
+           {&p, b.device_producer(d->name), p.roce_v2 && !p.roce_v1, p.roce_v1 && !p.roce_v2}});
     }
   }
+  if (!how.empty()) b.note("RoCE defaults (" + source + "): " + how);
+  const bool by_name = sel.by == RdmaSelector::By::kName || sel.by == RdmaSelector::By::kAll;
   for (const auto& [name, sl] : b.planned_soft()) {
-    if ((k.first != "*" && name != k.first) || sl.kind != SoftKind::kRxe) continue;
-    if (k.second > 1) continue;
+    if (!by_name || (sel.by == RdmaSelector::By::kName && name != sel.name)) continue;
+    if (sl.kind != SoftKind::kRxe || port > 1) continue;
     out.push_back({{name, 1}, {nullptr, sl.action, true, false}});
   }
   // A named device that an RDMA driver load of this run registers (mlx5_ib for an
   // mlx5_core function): planned against the device that will appear, its port as named
   // (port 1 when every port is meant: how many it has is known only then).
-  if (out.empty() && k.first != "*" && !b.inv.find_rdma(k.first) && b.driver_load()) {
-    out.push_back({{k.first, k.second ? k.second : 1}, {nullptr, b.driver_load(), false, false}});
+  if (out.empty() && sel.by == RdmaSelector::By::kName && b.driver_load()) {
+    out.push_back({{sel.name, port ? port : 1}, {nullptr, b.driver_load(), false, false}});
   }
   return out;
 }
@@ -56,27 +60,49 @@ Action roce_action(ActionParams params, const PortKey& k, const PortRef& r, cons
   return a;
 }
 
+// A setting that meets no RoCE port: a note; a warning when the device is named by its
+// name and rdma-core's persistent naming has renamed devices here (the name may be true
+// only in the other root).
+void no_such_port(PlanBuilder& b, const RdmaSelector& sel, unsigned port,
+                  const std::string& source) {
+  const std::string what =
+      "RoCE defaults for " + sel.str() + (port ? "/" + std::to_string(port) : "");
+  const std::string renamed =
+      sel.by == RdmaSelector::By::kName ? renamed_devices_hint(b.inv) : std::string();
+  if (!renamed.empty()) {
+    b.diag().warn(source, what +
+                              ": no such device; rdma-core's persistent naming "
+                              "(60-rdma-persistent-naming.rules) has renamed the RDMA "
+                              "devices here: " +
+                              renamed +
+                              "; select by pci-<address> or guid-<node GUID> "
+                              "to mean the same device under either name");
+    return;
+  }
+  b.note(what + " (" + source + "): no such RoCE port is present");
+}
+
 }  // namespace
 
 void plan_roce(PlanBuilder& b) {
   const std::optional<size_t> cm = b.module_action("rdma_cm");
-  // "*" first, so a specific device/port setting refines it.
   std::map<PortKey, Sourced<RoceMode>> modes;
   std::map<PortKey, Sourced<unsigned>> toses;
   std::map<PortKey, PortRef> refs;
-  auto rank = [](const PortKey& k) { return (k.first == "*" ? 0 : 2) + (k.second ? 1 : 0); };
-  std::vector<std::pair<PortKey, const RoceSetting*>> order;
+  // "*" first, then a device, then one port of it: the more specific setting wins.
+  auto rank = [](const std::pair<RdmaSelector, unsigned>& k) {
+    if (k.first.by == RdmaSelector::By::kAll) return k.second ? 1 : 0;
+    return k.second || k.first.by == RdmaSelector::By::kNetdev ? 3 : 2;
+  };
+  std::vector<std::pair<std::pair<RdmaSelector, unsigned>, const RoceSetting*>> order;
   for (const auto& [k, s] : b.cfg.roce) order.push_back({k, &s});
   std::stable_sort(order.begin(), order.end(),
                    [&](const auto& x, const auto& y) { return rank(x.first) < rank(y.first); });
   for (const auto& [k, s] : order) {
-    auto ports = roce_ports(b, k);
+    const std::string src = s->mode ? s->mode->source : s->tos ? s->tos->source : "";
+    auto ports = roce_ports(b, k.first, k.second, src);
     if (ports.empty()) {
-      const std::string src = s->mode ? s->mode->source : s->tos ? s->tos->source : "";
-      if (k.first != "*") {
-        b.note("RoCE defaults for " + k.first + (k.second ? "/" + std::to_string(k.second) : "") +
-               " (" + src + "): no such RoCE port is present");
-      }
+      if (k.first.by != RdmaSelector::By::kAll) no_such_port(b, k.first, k.second, src);
       continue;
     }
     for (const auto& [pk, r] : ports) {

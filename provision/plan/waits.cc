@@ -4,6 +4,7 @@
 
 #include "provision/base/strings.h"
 #include "provision/plan/builder.h"
+#include "provision/plan/rdma_select.h"
 
 namespace rp {
 namespace {
@@ -84,14 +85,16 @@ std::set<PortKey> involved_ports(const PlanBuilder& b) {
   for (const auto& [netdev, l] : cfg.soft_links) add_port_of(b, b.final_name(netdev), out);
   for (const auto& [name, sl] : b.planned_soft()) out.insert({name, 1});
   for (const auto& d : b.inv.rdma) {
-    const bool card = d.pci && cfg.mlx4.count(*d.pci);
-    for (const auto& p : d.ports) {
-      bool roce = false;
-      for (const auto& [k, s] : cfg.roce) {
-        roce |= (k.first == "*" || k.first == d.name) && (k.second == 0 || k.second == p.num) &&
-                p.link_layer == LinkLayer::kEthernet;
+    if (!d.pci || !cfg.mlx4.count(*d.pci)) continue;
+    for (const auto& p : d.ports) out.insert({d.name, p.num});
+  }
+  for (const auto& [k, s] : cfg.roce) {
+    for (const auto& [d, only] : select_rdma(b, k.first, nullptr)) {
+      for (const auto& p : d->ports) {
+        if (p.link_layer != LinkLayer::kEthernet) continue;
+        if ((k.second && p.num != k.second) || (only && p.num != only)) continue;
+        out.insert({d->name, p.num});
       }
-      if (card || roce) out.insert({d.name, p.num});
     }
   }
   return out;
@@ -110,24 +113,50 @@ bool disabled(const PlanBuilder& b, const PortKey& k) {
 void plan_waits(PlanBuilder& b) {
   std::set<std::string> waited;
   // "none" cancels every wait given before it (files first, then the command line).
-  for (const auto& w : b.cfg.effective_waits()) {
-    if (w.value == "all") {
-      for (const auto& k : involved_ports(b)) {
-        if (disabled(b, k)) {
-          b.note("wait for " + k.first + "/" + std::to_string(k.second) + " (" + w.source +
-                 "): the port is Disabled; name it to wait for it anyway");
-          continue;
+  for (const auto& [w, source] : b.cfg.effective_waits()) {
+    switch (w.kind) {
+      case WaitItem::Kind::kNone:
+        break;
+      case WaitItem::Kind::kAll:
+        for (const auto& k : involved_ports(b)) {
+          if (disabled(b, k)) {
+            b.note("wait for " + k.first + "/" + std::to_string(k.second) + " (" + source +
+                   "): the port is Disabled; name it to wait for it anyway");
+            continue;
+          }
+          wait_port(b, waited, k.first, k.second, source);
         }
-        wait_port(b, waited, k.first, k.second, w.source);
+        break;
+      case WaitItem::Kind::kLink:
+        wait_link(b, w.ifname, source);
+        break;
+      case WaitItem::Kind::kPort: {
+        std::string how;
+        auto devices = select_rdma(b, w.device, &how);
+        if (!how.empty()) b.note("wait for " + w.str() + " (" + source + "): " + how);
+        for (const auto& [d, only] : devices) {
+          wait_port(b, waited, d->name, w.port ? w.port : only, source);
+        }
+        if (!devices.empty()) break;
+        if (w.device.by == RdmaSelector::By::kName) {
+          const std::string renamed = renamed_devices_hint(b.inv);
+          if (!renamed.empty() && !b.device_producer(w.device.name) && !b.driver_load()) {
+            b.diag().warn(source, "wait for " + w.str() +
+                                      ": no such device; rdma-core's persistent naming "
+                                      "(60-rdma-persistent-naming.rules) has renamed the RDMA "
+                                      "devices here: " +
+                                      renamed +
+                                      "; select by pci-<address> or guid-<node GUID> to mean "
+                                      "the same device under either name");
+            break;
+          }
+          wait_port(b, waited, w.device.name, w.port, source);  // planned, or a note
+          break;
+        }
+        b.note("wait for " + w.str() + " (" + source + "): no such device is present");
+        break;
       }
-      continue;
     }
-    if (auto slash = w.value.find('/'); slash != std::string::npos) {
-      const auto port = parse_uint(w.value.substr(slash + 1)).value_or(0);
-      wait_port(b, waited, w.value.substr(0, slash), static_cast<unsigned>(port), w.source);
-      continue;
-    }
-    wait_link(b, w.value, w.source);
   }
 }
 

@@ -49,6 +49,38 @@ std::string early_modprobe_conf(const Config& cfg) {
          pfc->str() + "\n";
 }
 
+std::string rdma_rename_guard(const Config& cfg, std::string* note) {
+  if (!cfg.rdma_rename_rules || cfg.soft_links.empty()) return "";
+  // The names of our soft devices: those given, and the rxe<N>/siw<N> the plan chooses.
+  std::string names = "rxe[0-9]*|siw[0-9]*";
+  for (const auto& [netdev, l] : cfg.soft_links)
+    if (!l.name.empty()) names += "|" + l.name;
+  const auto& [text, path] = *cfg.rdma_rename_rules;
+  if (starts_with(path, "/etc/")) {
+    if (note) {
+      *note = path + " renames RDMA devices and masks " + kRunRdmaRenamePath +
+              ": the soft devices rdma-provision creates may be renamed by rdma_rename on a "
+              "kernel before 6.11; add KERNEL!=\"" +
+              names + "\" to its rdma_rename rule";
+    }
+    return "";
+  }
+  std::string o = std::string(kRdmaRenameGuardMarker) + " (" + path +
+                  "), the soft RDMA devices rdma-provision creates left out:\n"
+                  "# a kernel before 6.11 does not mark their names as the user's, and "
+                  "rdma_rename would rename them.\n";
+  for (auto line : split(text, '\n')) {
+    const auto t = trim(line);
+    if (!t.empty() && t.front() != '#' && t.find("rdma_rename") != std::string_view::npos) {
+      o += "KERNEL!=\"" + names + "\", " + std::string(t) + "\n";
+    } else {
+      o += std::string(line) + "\n";
+    }
+  }
+  while (o.size() >= 2 && o[o.size() - 1] == '\n' && o[o.size() - 2] == '\n') o.pop_back();
+  return o;
+}
+
 std::string configured_name(const Config& cfg, const HwAddress& address) {
   std::optional<HwKey> key;
   if (auto g = address.ipoib_guid()) key = HwKey::of_guid(*g);

@@ -48,6 +48,19 @@ inline constexpr const char* kRunRulesPath = "/run/udev/rules.d/60-rdma-provisio
 // /run/modprobe.d (libkmod.c default_config_paths). Written before udev coldplug.
 inline constexpr const char* kRunModprobePath = "/run/modprobe.d/rdma-provision.conf";
 
+// rdma-core's rdma_rename (60-rdma-persistent-naming.rules) renames every RDMA device on
+// "add" unless the kernel marks its name as the user's (RDMA_NAME_ASSIGN_TYPE_USER, given
+// to rxe and siw devices since Linux 6.11, and honoured by rdma_rename since rdma-core
+// 53): on older systems the Soft-RoCE/Soft-iWARP devices we create would be renamed
+// (rxe0 -> rocex525400fffe770002) under the actions that use their name. This is udev's
+// own rule with those devices left out: its rules calling rdma_rename, guarded by
+// KERNEL!="<our soft devices>", written to /run, which masks the same file name in
+// /usr/lib and /lib (udev(7)); "" when there is no such rule or no soft link. A rule in
+// /etc wins over /run: then `*note` says the guard cannot be put in place.
+inline constexpr const char* kRunRdmaRenamePath =
+    "/run/udev/rules.d/60-rdma-persistent-naming.rules";
+std::string rdma_rename_guard(const Config& cfg, std::string* note);
+
 // The early modprobe.d file: mlx4_en's PFC masks from our inputs. The kernel loads mlx4_en
 // itself (mlx4/main.c mlx4_request_modules: request_module_nowait at probe and after each
 // port-type change), before apply runs, and reads its masks only then. "" when nothing.

@@ -146,6 +146,52 @@ TEST(UdevRulesCli, WritesMlx4EnsPfcMasksWhereTheKernelsOwnLoadFindsThem) {
   EXPECT_NE(st, 0);
 }
 
+TEST(UdevRulesCli, RdmaCoresRenamingRuleLeavesOurSoftDevicesAlone) {
+  // rdma-core's rule as kernel-boot/rdma-persistent-naming.rules installs it. Its
+  // rdma_rename renames rxe0 on "add" unless the kernel marks the name as the user's (Linux
+  // 6.11+); the early step masks it in /run with our soft devices left out.
+  std::string root = testing::unpack_fixture("rxe-virtio");
+  int st = -1;
+  testing::run("mkdir -p " + root +
+                   "/usr/lib/udev/rules.d && printf '%s\\n' "
+                   "'# Rename modes:' "
+                   "'ACTION==\"add\", SUBSYSTEM==\"infiniband\", PROGRAM=\"rdma_rename %k "
+                   "NAME_FALLBACK\"' > " +
+                   root + "/usr/lib/udev/rules.d/60-rdma-persistent-naming.rules",
+               &st);
+  ASSERT_EQ(st, 0);
+  const std::string cmd = binary() + " udev-rules --root " + root + " --output " +
+                          testing::temp_dir("guard") + "/60.rules --cmdline-string ";
+  std::string out = testing::run(cmd + "'rd.rdma.rxe=eth0:fabric_rxe'", &st);
+  ASSERT_EQ(st, 0) << out;
+  const std::string guard =
+      testing::run("cat " + root + "/run/udev/rules.d/60-rdma-persistent-naming.rules", &st);
+  ASSERT_EQ(st, 0) << out;
+  EXPECT_NE(guard.find("\n# Rename modes:\nKERNEL!=\"rxe[0-9]*|siw[0-9]*|fabric_rxe\", "
+                       "ACTION==\"add\", SUBSYSTEM==\"infiniband\", PROGRAM=\"rdma_rename %k "
+                       "NAME_FALLBACK\"\n"),
+            std::string::npos)
+      << guard;
+  // A second run reads rdma-core's file again, not its own copy.
+  out = testing::run(cmd + "'rd.rdma.rxe=eth0'", &st);
+  ASSERT_EQ(st, 0) << out;
+  const std::string again =
+      testing::run("cat " + root + "/run/udev/rules.d/60-rdma-persistent-naming.rules", &st);
+  EXPECT_NE(again.find("\nKERNEL!=\"rxe[0-9]*|siw[0-9]*\", ACTION"), std::string::npos) << again;
+  EXPECT_EQ(again.find("KERNEL!=\"rxe[0-9]*|siw[0-9]*\", KERNEL"), std::string::npos) << again;
+  // An administrator's copy in /etc wins over /run: a warning instead.
+  testing::run("mkdir -p " + root + "/etc/udev/rules.d && cp " + root +
+                   "/usr/lib/udev/rules.d/60-rdma-persistent-naming.rules " + root +
+                   "/etc/udev/rules.d/",
+               &st);
+  out = testing::run(cmd + "'rd.rdma.rxe=eth0' 2>&1", &st);
+  EXPECT_EQ(st, 0);
+  EXPECT_NE(out.find("warning: /etc/udev/rules.d/60-rdma-persistent-naming.rules renames RDMA "
+                     "devices"),
+            std::string::npos)
+      << out;
+}
+
 TEST(UdevRulesCli, APerNodeTableReachesTheEarlyRulesThroughUdevName) {
   // Before udevd no interface exists: the early rules ask the binary about each new one.
   std::string root = testing::unpack_fixture("rxe-virtio");

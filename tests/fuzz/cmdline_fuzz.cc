@@ -93,7 +93,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!child.name.empty() && !new_ifname_ok(child.name)) fail("child name", child.name);
   }
   for (const auto& [id, r] : cfg.roce) {
-    if (id.second > 255 || (r.tos && r.tos->value > 255)) fail("roce", id.first);
+    if (id.second > 255 || (r.tos && r.tos->value > 255)) fail("roce", id.first.str());
   }
   for (const auto& [netdev, link] : cfg.soft_links) from_input(link.source);
   for (const auto& w : cfg.wait) from_input(w.source);

@@ -67,7 +67,7 @@ std::string summary(const Config& c, bool sources = false) {
          (child.name.empty() ? "" : " name=" + child.name) + src(child.source));
   }
   for (const auto& [id, r] : c.roce) {
-    std::string target = id.first + (id.second ? "/" + std::to_string(id.second) : "");
+    std::string target = id.first.str() + (id.second ? "/" + std::to_string(id.second) : "");
     if (r.mode)
       line("roce " + target + " mode=" + std::string(to_string(r.mode->value)) +
            src(r.mode->source));
@@ -77,7 +77,7 @@ std::string summary(const Config& c, bool sources = false) {
     line(std::string(to_string(l.kind)) + " " + netdev + (l.name.empty() ? "" : " name=" + l.name) +
          src(l.source));
   }
-  for (const auto& w : c.wait) line("wait " + w.value + src(w.source));
+  for (const auto& w : c.wait) line("wait " + w.value.str() + src(w.source));
   return out;
 }
 
@@ -191,6 +191,17 @@ const Valid kValid[] = {
     {"rd.rdma.roce=mlx5_0/1:v2:106", "roce mlx5_0/1 mode=v2\nroce mlx5_0/1 tos=106\n"},
     {"rd.rdma.roce=*:v1", "roce * mode=v1\n"},
     {"rd.rdma.roce=mlx5_1:v2:0x20", "roce mlx5_1 mode=v2\nroce mlx5_1 tos=32\n"},
+    // Devices by what survives rdma-core's renames: a PCI address and a GUID have colons
+    // of their own, so the mode and the ToS are read from the right.
+    {"rd.rdma.roce=pci-0000:AF:00.0/1:v2:106",
+     "roce pci-0000:af:00.0/1 mode=v2\nroce pci-0000:af:00.0/1 tos=106\n"},
+    {"rd.rdma.roce=pci-0000:af:00.1:v1", "roce pci-0000:af:00.1 mode=v1\n"},
+    {"rd.rdma.roce=guid-9803:9b03:0046:8a10:v2", "roce guid-9803:9b03:0046:8a10 mode=v2\n"},
+    {"rd.rdma.roce=guid-98039b0300468a10/1:v2:26",
+     "roce guid-9803:9b03:0046:8a10/1 mode=v2\nroce guid-9803:9b03:0046:8a10/1 tos=26\n"},
+    {"rd.rdma.roce=netdev-ens1f0np0:v2", "roce netdev-ens1f0np0 mode=v2\n"},
+    {"rd.rdma.wait=pci-0000:af:00.0/1,guid-9803:9b03:0046:8a10/1,netdev-ens1f0np0",
+     "wait pci-0000:af:00.0/1\nwait guid-9803:9b03:0046:8a10/1\nwait netdev-ens1f0np0\n"},
     {"rd.rdma.roce=mlx5_0/1:v2:106 rd.rdma.roce=mlx5_0/1:v1",
      "roce mlx5_0/1 mode=v1\nroce mlx5_0/1 tos=106\n"},
     // Soft-RoCE / Soft-iWARP
@@ -266,7 +277,7 @@ TEST(ParseCmdline, OverridesWhatTheFilesSaid) {
   cfg.enabled = {true, "/etc/rdma-provision/rdma-provision.conf:2"};
   cfg.names["ib-a"] = {*HwKey::parse("0002:c903:0031:78f2"), "/etc/rdma-provision/x.conf:5"};
   cfg.names["ib-b"] = {*HwKey::parse("0002:c903:0031:78f3"), "/etc/rdma-provision/x.conf:6"};
-  cfg.wait.push_back({"all", "/etc/rdma-provision/x.conf:3"});
+  cfg.wait.push_back({WaitItem{}, "/etc/rdma-provision/x.conf:3"});
   cfg.ipoib["ib-a"].mode = Sourced<IpoibMode>{IpoibMode::kConnected, "x.conf:9"};
   cfg.ipoib["ib-a"].mtu = Sourced<unsigned>{65520, "x.conf:10"};
   parse_cmdline(
@@ -388,7 +399,7 @@ const Bad kBad[] = {
     {"ib.pkey=", "cmdline: ib.pkey=: missing value; expected ib.pkey=<parent>.<hex pkey>"},
     {"rd.rdma.roce=mlx5_0",
      "cmdline: rd.rdma.roce=mlx5_0: value 'mlx5_0' is not of the form "
-     "<ibdev|*>[/<port>]:<v1|v2>[:<tos>]"},
+     "<ibdev|pci-<bdf>|guid-<guid>|netdev-<if>|*>[/<port>]:<v1|v2>[:<tos>]"},
     {"rd.rdma.roce=mlx5_0/1:v3",
      "cmdline: rd.rdma.roce=mlx5_0/1:v3: RoCE mode 'v3' is not one of v1, v2"},
     {"rd.rdma.roce=mlx5_0/0:v2",
@@ -409,6 +420,19 @@ const Bad kBad[] = {
     {"rd.rdma.wait=mlx5_0/x",
      "cmdline: rd.rdma.wait=mlx5_0/x: port 'x' is not a port number 1..255"},
     {"rd.rdma.wait=all,,ib-a", "cmdline: rd.rdma.wait=all,,ib-a: wait list has an empty entry"},
+    {"rd.rdma.wait=pci-0000:af:00.0",
+     "cmdline: rd.rdma.wait=pci-0000:af:00.0: wait for 'pci-0000:af:00.0': name the port too "
+     "(pci-0000:af:00.0/1)"},
+    {"rd.rdma.wait=netdev-eth0/1",
+     "cmdline: rd.rdma.wait=netdev-eth0/1: 'netdev-eth0/1': an interface names its port itself; "
+     "write 'netdev-eth0'"},
+    {"rd.rdma.roce=pci-0000:af:0.0:v2",
+     "cmdline: rd.rdma.roce=pci-0000:af:0.0:v2: PCI address '0000:af:0.0' is not of the form "
+     "0000:af:00.0"},
+    {"rd.rdma.roce=guid-12:v2",
+     "cmdline: rd.rdma.roce=guid-12:v2: node GUID '12' is not of the form 9803:9b03:0046:8a10"},
+    {"rd.rdma.wait=*/1",
+     "cmdline: rd.rdma.wait=*/1: '*' cannot be waited for: name a device and a port"},
     {"rd.rdma.pkey=ib/0:8001",
      "cmdline: rd.rdma.pkey=ib/0:8001: interface name 'ib/0' contains '/', ':', a space or a "
      "control character"},

@@ -48,8 +48,8 @@ TEST(NativeConf, DocumentedExampleIsValidAndCoversEverySection) {
   EXPECT_EQ(m.type[1]->value, PortType::kEth);
   EXPECT_EQ(m.mtu[0]->value, 4096u);
   EXPECT_EQ(c.pfc_tx->value, 8u);
-  EXPECT_EQ(c.roce.at({"mlx4_0", 2}).mode->value, RoceMode::kV2);
-  EXPECT_EQ(c.roce.at({"mlx4_0", 2}).tos->value, 106u);
+  EXPECT_EQ(c.roce.at({RdmaSelector::named("mlx4_0"), 2}).mode->value, RoceMode::kV2);
+  EXPECT_EQ(c.roce.at({RdmaSelector::named("mlx4_0"), 2}).tos->value, 106u);
   EXPECT_EQ(c.ipoib.at("storage0").mode->value, IpoibMode::kConnected);
   EXPECT_EQ(c.pkeys.at({"storage0", 0x10}).name, "stor-p10");
   EXPECT_EQ(c.names.at("storage0").value.str(), "0002:c903:0031:78f2");
@@ -64,7 +64,7 @@ TEST(NativeConf, EveryValueCarriesItsFileAndLine) {
   Parsed p = parse("# comment\n[mlx4 0000:81:00.0]\nport2 = eth\n\n[roce *]\ntos = 96\n");
   EXPECT_EQ(errors(p), "");
   EXPECT_EQ(p.cfg.mlx4.begin()->second.type[1]->source, std::string(kFile) + ":3");
-  EXPECT_EQ(p.cfg.roce.at({"*", 0}).tos->source, std::string(kFile) + ":6");
+  EXPECT_EQ(p.cfg.roce.at({RdmaSelector::all(), 0}).tos->source, std::string(kFile) + ":6");
 }
 
 TEST(NativeConf, NodeTableRowsAreKeyedByGuidAndMac) {

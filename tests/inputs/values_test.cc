@@ -153,7 +153,7 @@ TEST(Values, WaitListKeepsOnlyGoodTargets) {
   ASSERT_EQ(d.errors.size(), 1u);
   EXPECT_EQ(d.errors[0].what, "port '0' is not a port number 1..255");
   std::vector<std::string> kept;
-  for (const auto& w : cfg.wait) kept.push_back(w.value);
+  for (const auto& w : cfg.wait) kept.push_back(w.value.str());
   EXPECT_EQ(kept, (std::vector<std::string>{"all", "mlx5_0/1", "ib-a"}));
 }
 

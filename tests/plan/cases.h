@@ -46,6 +46,19 @@ inline constexpr Case kGoldenCases[] = {
     // for), and an unconfigured node waits for nothing (four_hca_wait_all_alone).
     {"cx5_roce_wait_all", "cx5-roce", "rd.rdma.roce=*:v2:106 rd.rdma.wait=all", nullptr},
     {"four_hca_wait_all_alone", "four-hca", "rd.rdma.wait=all", nullptr},
+    // Devices by what survives rdma-core's renames (60-rdma-persistent-naming.rules): the
+    // PCI function, the node GUID, the port's interface; and rdma-core's name of a device
+    // not renamed here (rocep175s0f0 is mlx5_0 at 0000:af:00.0).
+    {"cx5_roce_by_pci_guid", "cx5-roce",
+     "rd.rdma.roce=pci-0000:af:00.0:v2:106 rd.rdma.wait=guid-9803:9b03:0046:8a10/1", nullptr},
+    {"cx5_roce_rdma_core_name", "cx5-roce", "rd.rdma.roce=rocep175s0f0/1:v2",
+     "[general]\nwait = rocep175s0f0/1\n"},
+    // Renamed here: the kernel's name mlx5_0 is absent, and said so as a warning; the
+    // interface's port is found under its new name.
+    {"cx5_renamed_kernel_name", "cx5-renamed", "rd.rdma.roce=mlx5_0/1:v2 rd.rdma.wait=mlx5_0/1",
+     nullptr},
+    {"cx5_renamed_by_netdev", "cx5-renamed",
+     "rd.rdma.roce=netdev-ens1f0np0:v2:106 rd.rdma.wait=netdev-ens1f0np0", nullptr},
     {"cx5_roce_swap_names", "cx5-roce",
      "rd.rdma.name=ens1f1np1:98:03:9b:46:8a:10 rd.rdma.name=ens1f0np0:98:03:9b:46:8a:11", nullptr},
     {"rxe_existing", "rxe-virtio",

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "provision/plan/plan.h"
+#include "provision/plan/rdma_select.h"
 
 namespace rp {
 namespace {
@@ -244,9 +245,13 @@ Inventory roce_port(bool v1, bool v2) {
   return inv;
 }
 
+WaitItem port_wait(const std::string& device, unsigned port) {
+  return WaitItem{WaitItem::Kind::kPort, RdmaSelector::named(device), port, ""};
+}
+
 Config roce_v2(const std::string& target) {
   Config cfg;
-  cfg.roce[{target, 2}].mode = Sourced<RoceMode>{RoceMode::kV2, "test:3"};
+  cfg.roce[{RdmaSelector::named(target), 2}].mode = Sourced<RoceMode>{RoceMode::kV2, "test:3"};
   return cfg;
 }
 
@@ -304,10 +309,10 @@ TEST(WaitsPlanner, NoneCancelsTheWaitsBeforeIt) {
   Inventory inv = roce_port(true, true);
   inv.rdma[0].ports[0].state = PortState::kInit;
   Config cfg;
-  cfg.wait = {{"mlx4_0/2", "/etc/rdma-provision/rdma-provision.conf:3"},
-              {"none", "cmdline: rd.rdma.wait=none"}};
+  cfg.wait = {{port_wait("mlx4_0", 2), "/etc/rdma-provision/rdma-provision.conf:3"},
+              {WaitItem{WaitItem::Kind::kNone, {}, 0, ""}, "cmdline: rd.rdma.wait=none"}};
   EXPECT_TRUE(make_plan(cfg, inv).actions.empty()) << plan_text(make_plan(cfg, inv));
-  cfg.wait.push_back({"mlx4_0/2", "cmdline: rd.rdma.wait=mlx4_0/2"});
+  cfg.wait.push_back({port_wait("mlx4_0", 2), "cmdline: rd.rdma.wait=mlx4_0/2"});
   const Plan p = make_plan(cfg, inv);
   ASSERT_EQ(p.actions.size(), 1u) << plan_text(p);
   EXPECT_EQ(p.actions[0].reason, "cmdline: rd.rdma.wait=mlx4_0/2");
@@ -403,8 +408,8 @@ TEST(RocePlanner, ANamedDeviceThatADriverLoadRegistersIsPlannedNotDropped) {
   inv.pci.push_back(f);
   inv.modules = {"mlx5_core", "rdma_cm"};
   Config cfg;
-  cfg.roce[{"mlx5_0", 1}].tos = Sourced<unsigned>{106, "test:10"};
-  cfg.wait = {{"mlx5_0/1", "test:11"}};
+  cfg.roce[{RdmaSelector::named("mlx5_0"), 1}].tos = Sourced<unsigned>{106, "test:10"};
+  cfg.wait = {{port_wait("mlx5_0", 1), "test:11"}};
   const Plan p = make_plan(cfg, inv);
   ASSERT_EQ(p.actions.size(), 3u) << plan_text(p);
   EXPECT_EQ(p.actions[0].object(), "mlx5_ib");
@@ -415,6 +420,52 @@ TEST(RocePlanner, ANamedDeviceThatADriverLoadRegistersIsPlannedNotDropped) {
   EXPECT_EQ(p.actions[1].kind(), ActionKind::kSetRoceTos);
   EXPECT_EQ(p.actions[2].kind(), ActionKind::kWaitPort);
   EXPECT_TRUE(p.notes.empty()) << plan_text(p);
+}
+
+// rdma-core's persistent names, as kernel-boot/rdma_rename.c makes them (by_pci, by_guid)
+// and as its header comment and 60-rdma-persistent-naming.rules give examples.
+TEST(RdmaRenameNames, DecodePciAndGuidNamesOnly) {
+  auto pci = [](const std::string& n) {
+    auto r = parse_rdma_rename_name(n);
+    return r && r->pci ? r->prefix + " " + r->pci->str() + (r->has_function ? " f" : "")
+                       : std::string("-");
+  };
+  EXPECT_EQ(pci("ibp0s12f4"), "ib 0000:00:0c.4 f");       // mlx5_0 at 0000:00:0c.4
+  EXPECT_EQ(pci("rocep175s0f0"), "roce 0000:af:00.0 f");  // multi-function: f0 written
+  EXPECT_EQ(pci("iwp24s0"), "iw 0000:18:00.0");           // single function: no f0
+  EXPECT_EQ(pci("roceP2p3s0f1"), "roce 0002:03:00.1 f");  // "P<domain>" when not 0
+  EXPECT_EQ(pci("rocep193s0f0S88"), "-");                 // a sub-function: not decoded
+  EXPECT_EQ(pci("rocep193s0f0v0S99"), "-");               // a VF's sub-function
+  EXPECT_EQ(pci("ibs3"), "-");                            // a slot number, not a bus
+  EXPECT_EQ(pci("opao3"), "-");                           // an on-board index
+  EXPECT_EQ(pci("mlx5_0"), "-");                          // the kernel's own name
+  EXPECT_EQ(pci("ibp256s0"), "-");                        // no bus 256
+  auto g = parse_rdma_rename_name("rocex525400c0fe123455");
+  ASSERT_TRUE(g && g->guid);
+  EXPECT_EQ(g->guid->str(), "5254:00c0:fe12:3455");
+  EXPECT_FALSE(parse_rdma_rename_name("rocex5254"));
+}
+
+TEST(RdmaSelect, ByPciLeavesOutSoftDevicesOnThatFunction) {
+  Inventory inv;
+  RdmaDevice hw;
+  hw.name = "irdma0";
+  hw.pci = PciAddress::parse("0000:18:00.0");
+  RdmaDevice soft = hw;
+  soft.name = "siw0";
+  soft.parent_netdev = "ens785f0";  // siw's device link names the NIC's function too
+  inv.rdma = {hw, soft};
+  Config cfg;
+  Plan plan;
+  PlanBuilder b(cfg, inv, plan);
+  RdmaSelector sel;
+  sel.by = RdmaSelector::By::kPci;
+  sel.pci = *PciAddress::parse("0000:18:00.0");
+  auto got = select_rdma(b, sel, nullptr);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].device->name, "irdma0");
+  sel.by = RdmaSelector::By::kNodeGuid;
+  EXPECT_TRUE(select_rdma(b, sel, nullptr).empty());
 }
 
 TEST(Actions, TextsComeFromTheParameters) {

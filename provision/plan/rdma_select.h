@@ -1,0 +1,45 @@
+// Which present RDMA devices a RoCE default or a wait means (config.h RdmaSelector), and
+// what to say when a device named by its name is absent because rdma-core renamed it.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "provision/plan/builder.h"
+
+namespace rp {
+
+// A present device, and the one port meant (0: every port of it).
+struct SelectedDevice {
+  const RdmaDevice* device = nullptr;
+  unsigned port = 0;
+};
+
+// The present devices `sel` means: by name; by PCI function (hardware devices, not the
+// soft devices on that function's netdev); by node GUID; by the port under an interface
+// (by the name it has now or will have after this plan's renames). A name that is absent
+// but is rdma-core's persistent name of a present device (kernel-boot/rdma_rename.c
+// by_pci/by_guid: "rocep175s0f0" for mlx5_0 at 0000:af:00.0 before 60-rdma-persistent-
+// naming.rules has run) means that device, and `*how` says so.
+std::vector<SelectedDevice> select_rdma(const PlanBuilder& b, const RdmaSelector& sel,
+                                        std::string* how);
+
+// For a device name that matches nothing: which present devices rdma-core's persistent
+// naming has renamed ("rocep175s0f0 (pci-0000:af:00.0)"), or "" when none looks renamed.
+std::string renamed_devices_hint(const Inventory& inv);
+
+// What rdma_rename would decode `name` to: the PCI function of a NAME_PCI name
+// ("<prefix>[P<domain>]p<bus>s<slot>[f<func>]") or the node GUID of a NAME_GUID name
+// ("<prefix>x<16 hex digits>"), with the protocol prefix ("ib", "roce", "iw", "opa",
+// "rdma"). Slot-number, onboard, VF and sub-function names are not decoded.
+struct RenamedName {
+  std::string prefix;
+  std::optional<PciAddress> pci;
+  bool has_function = false;  // "f<func>" was written (rdma_rename omits f0 on a
+                              // single-function device)
+  std::optional<PortGuid> guid;
+};
+std::optional<RenamedName> parse_rdma_rename_name(const std::string& name);
+
+}  // namespace rp
