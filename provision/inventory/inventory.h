@@ -25,6 +25,11 @@ struct RdmaPort {
   // RoCE GID types present in the port's GID table (gid_attrs/types/*): Soft-RoCE has
   // only v2, ConnectX has both.
   bool roce_v1 = false, roce_v2 = false;
+  // iWARP: the MAC in the first 6 bytes of GID 0, the rest zero (siw_verbs.c
+  // siw_query_gid; iw_cxgb4 and irdma likewise): how a port finds its netdev where
+  // gid_attrs/ndevs has none (iWARP GIDs carry their netdev only since Linux 6.10,
+  // cache.c config_non_roce_gid_cache).
+  std::optional<MacAddress> gid_mac;
   // rdma_cm defaults when the configfs directory exists ("" when unknown).
   std::string cm_roce_mode, cm_roce_tos;
   // From libibverbs on the live system (0 = unknown): IB MTU enum values 1..5 -> bytes.
@@ -38,7 +43,11 @@ struct RdmaDevice {
   std::optional<PortGuid> node_guid, sys_image_guid;
   std::string fw_ver, board_id, hca_type;
   std::optional<PciAddress> pci;
-  std::string parent_netdev;  // soft devices (rxe, siw): the netdev they sit on
+  // Soft devices (rxe, siw): the netdev they sit on. rxe says so in its `parent` file; siw
+  // has none, and is known by its node_desc (SIW_NODE_DESC_COMMON, rdma/siw-abi.h) and
+  // its port's GID (the netdev's MAC).
+  std::string parent_netdev;
+  bool soft_iwarp = false;
   std::vector<RdmaPort> ports;
   bool seen_by_verbs = false;
 };

@@ -27,6 +27,24 @@ std::optional<PortGuid> guid_of_gid(std::string_view gid) {
   return PortGuid::parse(low);
 }
 
+// "3cfd:fea1:0000:0000:0000:0000:0000:0000" -> 3c:fd:fe:a1:00:00, when the GID is a MAC
+// followed by zeros (an iWARP GID).
+std::optional<MacAddress> mac_of_gid(std::string_view gid) {
+  auto groups = split(trim(gid), ':');
+  if (groups.size() != 8) return std::nullopt;
+  for (size_t i = 3; i < 8; ++i)
+    if (groups[i] != "0000") return std::nullopt;
+  std::string mac;
+  for (size_t i = 0; i < 3; ++i) {
+    if (groups[i].size() != 4) return std::nullopt;
+    mac += (i ? ":" : "") + std::string(groups[i].substr(0, 2)) + ":" +
+           std::string(groups[i].substr(2, 2));
+  }
+  auto m = MacAddress::parse(mac);
+  if (!m || *m == MacAddress{}) return std::nullopt;
+  return m;
+}
+
 RdmaPort read_port(const Root& root, const std::string& dir, unsigned num, bool full) {
   RdmaPort p;
   p.num = num;
@@ -47,6 +65,7 @@ RdmaPort read_port(const Root& root, const std::string& dir, unsigned num, bool 
   // Soft-RoCE). The table has hundreds of entries: read from the start, only as far as
   // needed.
   p.netdev = root.read_or(dir + "/gid_attrs/ndevs/0", "");
+  if (p.netdev.empty()) p.gid_mac = mac_of_gid(root.read_or(dir + "/gids/0", ""));
   constexpr int kDefaultGidsAtMost = 8;
   for (int i = 0; i < kDefaultGidsAtMost && !(p.roce_v1 && p.roce_v2); ++i) {
     auto t = root.read(dir + "/gid_attrs/types/" + std::to_string(i));
@@ -78,6 +97,7 @@ void discover_rdma(const Root& root, Inventory& inv, bool full) {
     // Soft devices (rxe, siw) sit on a netdev: /sys/class/infiniband/rxe0/parent. (siw's
     // device link names the NIC's PCI function too: only this file tells them apart.)
     d.parent_netdev = root.read_or(dir + "/parent", "");
+    d.soft_iwarp = root.read_or(dir + "/node_desc", "") == "Software iWARP stack";
     for (const auto& port : root.list(dir + "/ports")) {
       auto n = parse_uint(port);
       if (n) {
@@ -207,9 +227,18 @@ void enrich_netdevs(const Root& root, Inventory& inv) {
       n.rdma_port = p->rdma_port;
     }
   }
-  // RoCE and soft devices name their netdev per port (gid_attrs/ndevs/0).
+  // RoCE and soft devices name their netdev per port (gid_attrs/ndevs/0); an iWARP port
+  // on an older kernel only through its GID, the netdev's MAC (on the device's PCI
+  // function when it has one: siw's device link is its netdev's parent device,
+  // siw_main.c siw_device_create).
   for (auto& d : inv.rdma) {
     for (auto& p : d.ports) {
+      if (p.netdev.empty() && p.gid_mac && d.parent_netdev.empty()) {
+        for (const auto& n : inv.netdevs) {
+          if (n.address.mac() == p.gid_mac && (!d.pci || n.pci == d.pci)) p.netdev = n.name;
+        }
+        if (d.soft_iwarp) d.parent_netdev = p.netdev;
+      }
       if (p.link_layer == LinkLayer::kEthernet && p.netdev.empty() && !d.parent_netdev.empty()) {
         p.netdev = d.parent_netdev;
       }

@@ -76,7 +76,7 @@ TEST(StatusCli, EveryFixtureShowsItsDevicesPortsAndLinks) {
       {"rxe-virtio",
        {"rxe0  driver -  on eth0", "eth0  ether  52:54:00:77:00:01", "driver virtio_net",
         "<== rxe0/1"}},
-      {"siw", {"siw0  driver -  on ens785f0", "port 1  ACTIVE/LinkUp  Ethernet"}},
+      {"siw", {"siw0  driver i40e  pci 0000:18:00.0  on ens785f0", "port 1  ACTIVE/LinkUp  Ethernet"}},
       {"four-hca",
        {"RDMA devices (4):", "mlx4_3  driver mlx4_core  pci 0000:82:00.0",
         "port 2  INIT/LinkUp  InfiniBand", "ib7  infiniband"}},
