@@ -154,4 +154,14 @@ install() {
         inst_hook pre-pivot 20 "$moddir/rdma-provision-pre-pivot.sh"
     fi
     dracut_need_initqueue
+
+    # rdma-core's own module (50rdma) in the same image: both run, by design. Its
+    # rdma-load-modules@ units load the lists we load too (a second load of a module is a
+    # no-op); its 60-rdma-persistent-naming.rules renames RDMA devices here as in the real
+    # root (select devices by pci-/guid-/netdev-; the early step keeps our soft devices out
+    # of it); our 61-rdma-provision.rules sorts after it, so apply sees renamed devices;
+    # 70-persistent-ipoib.rules is read as our input and our NAME:= wins over it.
+    if dracut_module_included rdma; then
+        dinfo "90rdma-provision: rdma-core's 50rdma is in this image too: its module lists load twice (harmless), its rdma_rename names RDMA devices (rdma-provision selects them by pci-/guid-/netdev- and keeps its soft devices out), rdma-provision's interface names win (NAME:=)"
+    fi
 }

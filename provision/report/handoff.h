@@ -51,8 +51,10 @@ inline constexpr const char* kRunModprobePath = "/run/modprobe.d/rdma-provision.
 // rdma-core's rdma_rename (60-rdma-persistent-naming.rules) renames every RDMA device on
 // "add" unless the kernel marks its name as the user's (RDMA_NAME_ASSIGN_TYPE_USER, given
 // to rxe and siw devices since Linux 6.11, and honoured by rdma_rename since rdma-core
-// 53): on older systems the Soft-RoCE/Soft-iWARP devices we create would be renamed
-// (rxe0 -> rocex525400fffe770002) under the actions that use their name. This is udev's
+// 53). Its default policy, NAME_FALLBACK, is by on-board index or PCI location
+// (rdma_rename.c str2policy): a Soft-iWARP device, whose parent is its NIC's PCI function,
+// would be renamed (siw0 -> iwp24s0f0) under the actions that use its name; Soft-RoCE
+// has no PCI parent and keeps its name unless a rule asks for NAME_GUID. This is udev's
 // own rule with those devices left out: its rules calling rdma_rename, guarded by
 // KERNEL!="<our soft devices>", written to /run, which masks the same file name in
 // /usr/lib and /lib (udev(7)); "" when there is no such rule or no soft link. A rule in

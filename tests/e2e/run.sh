@@ -19,11 +19,12 @@ W=${E2E_WORK:-$E2E/work}
 # shellcheck source=tests/e2e/lib.sh
 . "$E2E/lib.sh"
 
-SCENARIOS=(1-shell-init 2-systemd-init 3-bad-parameter 4-server-absent 5-disabled 6-roce-v1 image)
+SCENARIOS=(1-shell-init 2-systemd-init 3-bad-parameter 4-server-absent 5-disabled 6-roce-v1 7-with-50rdma image)
 declare -A NEEDS=(  # images each one needs
     [1-shell-init]="server client-shell" [2-systemd-init]="server client-systemd"
     [3-bad-parameter]="server client-shell" [4-server-absent]="client-shell"
     [5-disabled]="server client-systemd" [6-roce-v1]="server client-systemd"
+    [7-with-50rdma]="server client-systemd-50rdma"
     [image]="client-shell client-systemd client-shell-without client-shell-rdma-core"
 )
 
@@ -62,6 +63,8 @@ build_images() {  # the images the selected scenarios need
         "$SYSTEMD_MODULES $CLIENT_MODULES rdma-provision e2e-client" "${CLIENT_CONF[@]}" || rc=1; }
     [[ $want == *" client-shell-without "* ]] && { build_image client-shell-without \
         "$CLIENT_MODULES e2e-client" || rc=1; }
+    [[ $want == *" client-systemd-50rdma "* ]] && { build_image client-systemd-50rdma \
+        "$SYSTEMD_MODULES $CLIENT_MODULES rdma rdma-provision e2e-client" "${CLIENT_CONF[@]/rdma_provision_rdma_core=no/rdma_provision_rdma_core=yes}" || rc=1; }
     [[ $want == *" client-shell-rdma-core "* ]] && { build_image client-shell-rdma-core \
         "$CLIENT_MODULES rdma-provision e2e-client" "${CLIENT_CONF[@]/rdma_provision_rdma_core=no/rdma_provision_rdma_core=yes}" || rc=1; }
     return $rc
@@ -215,6 +218,26 @@ scenario_6-roce-v1() {
     check_line "$log" 'E2E-RESULT: EMERGENCY' "(required) the emergency path ran (OnFailure=emergency.target)"
     check_no_line "$log" 'E2E-ONLINE: ' "(required) dracut never configured the network"
     check_no_line "$log" 'E2E-RESULT: BOOTED' "(required) the boot did not go on"
+}
+
+scenario_7-with-50rdma() {
+    # rdma-core's own dracut module (kernel-boot/dracut/50rdma, from rdma-core's source) in
+    # the same image as ours: its rdma-load-modules@ units, its naming rules and rdma_rename
+    # (Debian's rdma-core 44: it renames by PCI location and does not know the kernel's
+    # "named by the user" mark). The boot must be scenario 2's, with rxe0 still rxe0. That
+    # siw0 would be renamed without the /run guard is the CLI test's
+    # (tests/cli/commands_cli_test.cc RdmaCoresRenamingRuleLeavesOurSoftDevicesAlone).
+    local img=$W/img/client-systemd-50rdma.img log=$RUN_DIR/client.log l=$RUN_DIR/lsinitrd.txt
+    lsinitrd "$img" > "$l" 2>&1
+    check_line "$l" 'udev/rules\.d/60-rdma-persistent-naming\.rules$' "50rdma: rdma-core's naming rules are in the image"
+    check_line "$l" 'udev/rdma_rename$' "50rdma: rdma_rename is in the image"
+    check_line "$l" 'initrd\.target\.wants/rdma-load-modules@rdma\.service' "50rdma: its module-loading units are wanted by initrd.target"
+    check_line "$l" 'initrd\.target\.wants/rdma-provision-apply\.service' "ours: rdma-provision-apply.service is wanted by initrd.target"
+    check_line "$l" 'udev/rules\.d/61-rdma-provision\.rules$' "ours: 61-rdma-provision.rules, after rdma-core's 60- rules"
+    check_line "$W/logs/build-client-systemd-50rdma.log" "rdma-core's 50rdma is in this image too" \
+        "the image build says how the two modules share the image"
+    scenario_boot client-systemd-50rdma
+    check_line "$log" 'NFSROOT: rdma device rxe0 port 1 state: 4: ACTIVE' "rxe0 still has its name after rdma-core's rules ran (NAME_FALLBACK renames by PCI location; rxe has no PCI parent)"
 }
 
 scenario_image() {
