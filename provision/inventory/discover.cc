@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "provision/inventory/inventory.h"
+#include "provision/kernel/rdma_nl.h"
 #include "provision/kernel/rtnl.h"
 #include "provision/kernel/verbs.h"
 
@@ -73,6 +74,32 @@ void discover_verbs(const Root& root, Inventory& inv) {
   }
 }
 
+// A port's netdev from RDMA netlink where sysfs has none (a Soft-iWARP port: no `parent`
+// file, and no netdev in its GID attributes before Linux 6.10). Only asked when such a
+// port exists: one device dump and a port dump per device.
+void discover_port_netdevs(Inventory& inv) {
+  bool wanted = false;
+  for (const auto& d : inv.rdma)
+    for (const auto& p : d.ports)
+      wanted |= p.link_layer == LinkLayer::kEthernet && p.netdev.empty() && d.parent_netdev.empty();
+  if (!wanted) return;
+  auto ports = rdma_port_netdevs();
+  if (!ports) {
+    inv.notes.push_back("RDMA netlink: " + ports.error().str());
+    return;
+  }
+  for (auto& d : inv.rdma) {
+    for (auto& p : d.ports) {
+      for (const auto& r : *ports) {
+        if (r.device != d.name || r.port != p.num || r.netdev.empty() || !p.netdev.empty())
+          continue;
+        p.netdev = r.netdev;
+        if (d.soft_iwarp) d.parent_netdev = r.netdev;
+      }
+    }
+  }
+}
+
 Inventory discover(const Root& root, Detail detail) {
   Inventory inv;
   discover_sysfs(root, inv, detail);
@@ -82,6 +109,7 @@ Inventory discover(const Root& root, Detail detail) {
     discover_sysfs_netdevs(root, inv, detail);
     inv.netdev_source = "sysfs";
   }
+  if (root.is_live()) discover_port_netdevs(inv);
   enrich_netdevs(root, inv);
   discover_verbs(root, inv);
   return inv;

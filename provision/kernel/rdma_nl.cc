@@ -4,6 +4,7 @@
 #include <rdma/rdma_netlink.h>
 
 #include <cerrno>
+#include <cstring>
 
 #include "provision/base/strings.h"
 #include "provision/kernel/nl_io.h"
@@ -15,7 +16,11 @@ namespace {
 constexpr int kNetlinkRdma = 20;
 constexpr uint16_t kClientNldev = 5;
 constexpr uint16_t kCmdNewlink = 3;
+constexpr uint16_t kCmdGet = 1;
+constexpr uint16_t kCmdPortGet = 5;
+constexpr uint16_t kAttrDevIndex = 1;   // u32
 constexpr uint16_t kAttrDevName = 2;    // string
+constexpr uint16_t kAttrPortIndex = 3;  // u32
 constexpr uint16_t kAttrNdevName = 51;  // string
 constexpr uint16_t kAttrLinkType = 65;  // string
 constexpr uint16_t message_type(uint16_t client, uint16_t op) {
@@ -25,6 +30,10 @@ static_assert(kNetlinkRdma == NETLINK_RDMA);
 static_assert(kClientNldev == RDMA_NL_NLDEV);
 static_assert(kCmdNewlink == RDMA_NLDEV_CMD_NEWLINK);
 static_assert(kAttrDevName == RDMA_NLDEV_ATTR_DEV_NAME);
+static_assert(kCmdGet == RDMA_NLDEV_CMD_GET);
+static_assert(kCmdPortGet == RDMA_NLDEV_CMD_PORT_GET);
+static_assert(kAttrDevIndex == RDMA_NLDEV_ATTR_DEV_INDEX);
+static_assert(kAttrPortIndex == RDMA_NLDEV_ATTR_PORT_INDEX);
 static_assert(kAttrNdevName == RDMA_NLDEV_ATTR_NDEV_NAME);
 static_assert(kAttrLinkType == RDMA_NLDEV_ATTR_LINK_TYPE);
 static_assert(message_type(kClientNldev, kCmdNewlink) ==
@@ -125,6 +134,87 @@ Status rdma_newlink_answer(const SoftLinkRequest& req, const std::vector<uint8_t
   if (!a) return make_error(req.name, "no answer to request " + std::to_string(seq), EBADMSG);
   if (a->errnum != 0) return rdma_newlink_error(req, a->errnum, a->kernel_msg);
   return ok_status();
+}
+
+namespace {
+
+// The attributes of one NLDEV reply: they follow nlmsghdr directly (no family header).
+RdmaPortNetdev reply_attributes(const nlmsghdr* h, bool* has_index, uint32_t* dev_index) {
+  RdmaPortNetdev r;
+  int rem = static_cast<int>(h->nlmsg_len) - static_cast<int>(NLMSG_HDRLEN);
+  auto* a = reinterpret_cast<nlattr*>(
+      const_cast<uint8_t*>(reinterpret_cast<const uint8_t*>(h) + NLMSG_HDRLEN));
+  for (; rem > 0 && nla_ok(a, rem); a = nla_next(a, &rem)) {
+    const int type = nla_type(a);
+    const auto payload = static_cast<size_t>(nla_len(a));
+    const char* data = static_cast<const char*>(nla_data(a));
+    auto text = [&] { return std::string(data, strnlen(data, payload)); };
+    if (type == kAttrDevName) r.device = text();
+    if (type == kAttrNdevName) r.netdev = text();
+    if (type == kAttrPortIndex && payload >= 4) r.port = nla_get_u32(a);
+    if (type == kAttrDevIndex && payload >= 4) {
+      if (has_index) *has_index = true;
+      if (dev_index) *dev_index = nla_get_u32(a);
+    }
+  }
+  return r;
+}
+
+Result<nl::MsgPtr> dump_request(uint16_t cmd, std::optional<uint32_t> dev_index, uint32_t seq) {
+  nl::MsgBuilder b(message_type(kClientNldev, cmd), NLM_F_REQUEST | NLM_F_DUMP);
+  b.seq(seq);
+  if (dev_index) b.put_u32(kAttrDevIndex, *dev_index);
+  return b.finish(cmd == kCmdGet ? "list RDMA devices" : "list RDMA ports");
+}
+
+}  // namespace
+
+Result<std::vector<uint8_t>> rdma_port_dump_request(uint32_t dev_index, uint32_t seq) {
+  auto msg = dump_request(kCmdPortGet, dev_index, seq);
+  if (!msg) return msg.error();
+  return nl::bytes_of(msg->get());
+}
+
+std::optional<RdmaPortNetdev> rdma_port_reply(const uint8_t* msg, size_t len) {
+  const auto* h = reinterpret_cast<const nlmsghdr*>(msg);
+  if (len < NLMSG_HDRLEN || h->nlmsg_len > len ||
+      h->nlmsg_type != message_type(kClientNldev, kCmdPortGet)) {
+    return std::nullopt;
+  }
+  RdmaPortNetdev r = reply_attributes(h, nullptr, nullptr);
+  if (r.device.empty() || r.port == 0) return std::nullopt;
+  return r;
+}
+
+Result<std::vector<RdmaPortNetdev>> rdma_port_netdevs() {
+  auto sock = nl::open_socket(kNetlinkRdma, "NETLINK_RDMA");
+  if (!sock) return sock.error();
+  std::vector<uint32_t> indexes;
+  auto devices = dump_request(kCmdGet, std::nullopt, 0);
+  if (!devices) return devices.error();
+  nl::Answer a = nl::exchange(sock->get(), devices->get(), [&](const nlmsghdr* h) {
+    bool has = false;
+    uint32_t index = 0;
+    reply_attributes(h, &has, &index);
+    if (has) indexes.push_back(index);
+  });
+  if (a.errnum != 0) {
+    return make_error("NETLINK_RDMA", nl::with_kernel_msg("cannot list RDMA devices", a), a.errnum);
+  }
+  std::vector<RdmaPortNetdev> out;
+  for (uint32_t index : indexes) {
+    auto ports = dump_request(kCmdPortGet, index, 0);
+    if (!ports) return ports.error();
+    a = nl::exchange(sock->get(), ports->get(), [&](const nlmsghdr* h) {
+      if (auto r = rdma_port_reply(reinterpret_cast<const uint8_t*>(h), h->nlmsg_len)) {
+        out.push_back(*r);
+      }
+    });
+    if (a.errnum != 0) {
+      return make_error("NETLINK_RDMA", nl::with_kernel_msg("cannot list RDMA ports", a), a.errnum);
+    }
+  }
+  return out;
 }
 
 Status rdma_netlink_available() {

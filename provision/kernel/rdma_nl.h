@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,22 @@ Status rdma_add_soft_link(const SoftLinkRequest& req);
 
 // Whether NETLINK_RDMA can be opened at all (it cannot without ib_core).
 Status rdma_netlink_available();
+
+// The netdev of an RDMA port as RDMA netlink reports it (RDMA_NLDEV_ATTR_NDEV_NAME of
+// RDMA_NLDEV_CMD_PORT_GET, nldev.c fill_port_info; what `rdma link show` prints): the one
+// source for a Soft-iWARP port, which has no `parent` file and, before Linux 6.10, no
+// netdev in its GID attributes.
+struct RdmaPortNetdev {
+  std::string device;
+  unsigned port = 0;
+  std::string netdev;  // "" when the port has none
+};
+// Every port of every RDMA device: a device dump (RDMA_NLDEV_CMD_GET), then a port dump
+// per device (nldev_port_get_dumpit needs the device index).
+Result<std::vector<RdmaPortNetdev>> rdma_port_netdevs();
+// The pieces, for tests: a dump request, and the attributes of one reply message.
+Result<std::vector<uint8_t>> rdma_port_dump_request(uint32_t dev_index, uint32_t seq);
+std::optional<RdmaPortNetdev> rdma_port_reply(const uint8_t* msg, size_t len);
 
 // The request rdma_add_soft_link() sends, with sequence number `seq` (tests inspect it).
 Result<std::vector<uint8_t>> rdma_newlink_request(const SoftLinkRequest& req, uint32_t seq);

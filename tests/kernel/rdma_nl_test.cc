@@ -151,6 +151,66 @@ TEST(RdmaNewlinkErrors, OtherRefusals) {
   EXPECT_NE(rdma_newlink_error(kRxe, EPERM, "").what.find("CAP_NET_ADMIN"), std::string::npos);
 }
 
+// `rdma link show` asks for the ports of one device at a time: nldev_port_get_dumpit
+// (drivers/infiniband/core/nldev.c) refuses a port dump without RDMA_NLDEV_ATTR_DEV_INDEX.
+TEST(RdmaPortDump, AsksForOneDevicesPorts) {
+  auto bytes = rdma_port_dump_request(3, 9);
+  ASSERT_TRUE(bytes) << bytes.error().str();
+  nlmsghdr h;
+  std::memcpy(&h, bytes->data(), sizeof h);
+  EXPECT_EQ(h.nlmsg_type, RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_PORT_GET));
+  EXPECT_EQ(h.nlmsg_flags, NLM_F_REQUEST | NLM_F_DUMP);
+  auto attrs = attrs_after_header(*bytes);
+  ASSERT_EQ(attrs.size(), 1u);
+  EXPECT_EQ(attrs[0].type, RDMA_NLDEV_ATTR_DEV_INDEX);
+  uint32_t index = 0;
+  std::memcpy(&index, attrs[0].value.data(), 4);
+  EXPECT_EQ(index, 3u);
+}
+
+// A port message as nldev.c fill_port_info lays it out: the device's index and name, the
+// port index, other attributes, then the netdev's index and name (only when the port has a
+// netdev in this namespace).
+std::vector<uint8_t> port_message(const std::string& dev, uint32_t port, const std::string& ndev) {
+  std::vector<uint8_t> out(NLMSG_HDRLEN);
+  auto put = [&](uint16_t type, const void* data, size_t len) {
+    nlattr a{static_cast<uint16_t>(NLA_HDRLEN + len), type};
+    const size_t at = out.size();
+    out.resize(at + NLA_ALIGN(NLA_HDRLEN + len));
+    std::memcpy(out.data() + at, &a, sizeof a);
+    std::memcpy(out.data() + at + NLA_HDRLEN, data, len);
+  };
+  const uint32_t dev_index = 7, ndev_index = 4;
+  const uint64_t caps = 0;
+  put(RDMA_NLDEV_ATTR_DEV_INDEX, &dev_index, 4);
+  put(RDMA_NLDEV_ATTR_DEV_NAME, dev.c_str(), dev.size() + 1);
+  put(RDMA_NLDEV_ATTR_PORT_INDEX, &port, 4);
+  put(RDMA_NLDEV_ATTR_CAP_FLAGS, &caps, 8);
+  if (!ndev.empty()) {
+    put(RDMA_NLDEV_ATTR_NDEV_INDEX, &ndev_index, 4);
+    put(RDMA_NLDEV_ATTR_NDEV_NAME, ndev.c_str(), ndev.size() + 1);
+  }
+  nlmsghdr h{static_cast<uint32_t>(out.size()),
+             static_cast<uint16_t>(RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_PORT_GET)),
+             NLM_F_MULTI, 9, 0};
+  std::memcpy(out.data(), &h, sizeof h);
+  return out;
+}
+
+TEST(RdmaPortDump, ReadsTheNetdevOfASoftIwarpPort) {
+  auto m = port_message("siw0", 1, "ens785f0");
+  auto r = rdma_port_reply(m.data(), m.size());
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->device, "siw0");
+  EXPECT_EQ(r->port, 1u);
+  EXPECT_EQ(r->netdev, "ens785f0");
+  auto none = port_message("mlx5_0", 1, "");  // an IB port: no netdev attribute
+  r = rdma_port_reply(none.data(), none.size());
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->netdev, "");
+  EXPECT_FALSE(rdma_port_reply(m.data(), NLMSG_HDRLEN - 1));
+}
+
 TEST(SoftLinkModule, ForEachType) {
   EXPECT_EQ(soft_link_module("rxe"), "rdma_rxe");
   EXPECT_EQ(soft_link_module("siw"), "siw");
