@@ -16,11 +16,16 @@ constexpr char kLiveOnly[] = "acts on the running kernel only (--root DIR)";
 
 std::string ib_dir(const std::string& dev) { return "/sys/class/infiniband/" + dev; }
 
-// The RDMA device that sits on `netdev`, if any (its `parent` attribute names it).
+// The RDMA device that sits on `netdev`, if any: rxe names it in its `parent` file; siw
+// has none, and RDMA netlink reports every port's netdev (what `rdma link show` prints).
 std::string device_on(ApplyContext& ctx, const std::string& netdev) {
   for (const auto& dev : ctx.files.root().list("/sys/class/infiniband")) {
     auto parent = ctx.files.read(ib_dir(dev) + "/parent");
     if (parent && trim(*parent) == netdev) return dev;
+  }
+  if (auto ports = rdma_port_netdevs()) {
+    for (const auto& p : *ports)
+      if (p.netdev == netdev) return p.device;
   }
   return "";
 }
@@ -52,7 +57,9 @@ Outcome exec_soft_link(ApplyContext& ctx, const Action& a, const CreateSoftLink&
   const std::string dir = ib_dir(req.name);
   if (ctx.files.exists(dir)) {
     auto parent = ctx.files.read(dir + "/parent");
-    if (parent && trim(*parent) == req.netdev) return Outcome::already(what);
+    if ((parent && trim(*parent) == req.netdev) || device_on(ctx, req.netdev) == req.name) {
+      return Outcome::already(what);
+    }
     return Outcome::failed(make_error(dir, "an RDMA device named " + req.name + " exists" +
                                                (parent ? " on " + std::string(trim(*parent)) : "") +
                                                ", not on " + req.netdev),
