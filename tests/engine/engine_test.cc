@@ -4,6 +4,7 @@
 // that a second run changes nothing.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include "provision/apply/apply.h"
@@ -68,6 +69,42 @@ TEST(Engine, PortTypesAndRoceDefaultsReachTheWantedStateThenNothingChanges) {
   EXPECT_EQ(r.plan.actions.size(), 0u) << plan_text(r.plan);
   EXPECT_EQ(r.kernel->changes(), 0u);
   EXPECT_EQ(second.exit_code(), 0);
+}
+
+// The kernel loads mlx4_en itself when a card gets an Ethernet port (mlx4_request_modules),
+// before apply could load it with options: the PFC masks reach that load only through the
+// /run/modprobe.d file the early step writes (udev-rules --output).
+TEST(Engine, PfcMasksReachTheKernelsOwnLoadOfMlx4En) {
+  for (const bool early : {true, false}) {
+    TreeRun r("four-hca");
+    // A node whose cards are all InfiniBand: mlx4_en is not loaded.
+    std::ifstream in(r.dir + "/proc/modules");
+    std::string modules, line;
+    while (std::getline(in, line))
+      if (line.rfind("mlx4_en ", 0) != 0) modules += line + "\n";
+    in.close();
+    std::ofstream(r.dir + "/proc/modules") << modules;
+    const std::string cmdline = "rd.rdma.mlx4=0000:04:00.0/eth,eth rd.rdma.mlx4.pfc=0x08";
+    if (early) {
+      InputOptions opt;
+      opt.cmdline_text = cmdline;
+      Inputs inputs = load_inputs(Root(r.dir), opt);
+      std::filesystem::create_directories(r.dir + "/run/modprobe.d");
+      std::ofstream(r.dir + kRunModprobePath) << early_modprobe_conf(inputs.config);
+    }
+    r.configure = [](testing::FakeKernel& k) { k.mlx4_reregistration("0000:04:00.0", 0); };
+    ApplyReport first = r.apply(cmdline);
+    EXPECT_EQ(r.file("/sys/module/mlx4_en/parameters/pfctx"), early ? "8" : "0") << early;
+    EXPECT_EQ(r.file("/sys/module/mlx4_en/parameters/pfcrx"), early ? "8" : "0") << early;
+    r.apply(cmdline);
+    bool pfc_left = false;
+    for (const auto& a : r.plan.actions) pfc_left |= a.object() == "mlx4_en";
+    for (const auto& w : r.plan.diag.warnings)
+      pfc_left |= w.str().find("mlx4_en is already loaded with pfctx=0x00") != std::string::npos;
+    // With the early file the loaded module has the masks: nothing is left to do about it;
+    // without, the masks missed the only load there was (a warning, or a reload).
+    EXPECT_EQ(pfc_left, !early) << early << "\n" << plan_text(r.plan);
+  }
 }
 
 TEST(Engine, ARefusedStepSkipsWhatDependsOnItButNotTheRest) {

@@ -126,6 +126,7 @@ void FakeKernel::put(const std::string& kernel_path, const std::string& content)
   const std::string p = real(kernel_path);
   std::error_code ec;
   const bool existed = fs::exists(p, ec);
+  if (!existed) fs::create_directories(fs::path(p).parent_path(), ec);
   const auto perms = existed ? fs::status(p, ec).permissions() : fs::perms::none;
   if (existed) fs::permissions(p, fs::perms::owner_write, fs::perm_options::add, ec);
   {
@@ -382,6 +383,46 @@ void FakeKernel::end_reregistration(const std::string& bdf) {
     }
     if (real_.exists(std::string(kRdmaCm) + "/" + h.name)) fill_cm_dir(h.name);
   }
+  // The card is probed again (mlx4_restart_one after a port-type change, main.c): with an
+  // Ethernet port, mlx4_request_modules asks for mlx4_en.
+  for (unsigned p = 1; p <= 2; ++p) {
+    auto type = real_.read(kPciDevices + bdf + "/mlx4_port" + std::to_string(p));
+    if (type && effective_type(*type) == "eth") {
+      request_mlx4_en();
+      break;
+    }
+  }
+}
+
+void FakeKernel::request_mlx4_en() {
+  const std::string modules = real_.read("/proc/modules").value_or("");
+  if (modules.find("mlx4_en ") == 0 || modules.find("\nmlx4_en ") != std::string::npos) return;
+  // modprobe's options: every "options mlx4_en" line of the modprobe.d directories libkmod
+  // reads (libkmod-config.c: /etc, /run, /usr/local/lib, /lib), a later line winning. The
+  // module's own defaults otherwise: pfctx=0, pfcrx=0 (mlx4/en_main.c MLX4_EN_PARM_INT).
+  std::map<std::string, std::string> params{{"pfctx", "0"}, {"pfcrx", "0"}};
+  for (const char* dir :
+       {"/lib/modprobe.d", "/usr/local/lib/modprobe.d", "/run/modprobe.d", "/etc/modprobe.d"}) {
+    for (const auto& file : real_.root().list(dir)) {
+      const std::string text = real_.read(std::string(dir) + "/" + file).value_or("");
+      for (auto line : split(text, '\n')) {
+        auto w = split_ws(line);
+        if (w.size() < 3 || w[0] != "options" || w[1] != "mlx4_en") continue;
+        for (size_t i = 2; i < w.size(); ++i) {
+          auto eq = w[i].find('=');
+          if (eq == std::string_view::npos) continue;
+          const std::string key(w[i].substr(0, eq));
+          // module_param(uint) shows the value in decimal.
+          auto v = parse_uint(w[i].substr(eq + 1));
+          if (params.count(key) && v) params[key] = std::to_string(*v);
+        }
+      }
+    }
+  }
+  // (read() drops the file's last newline.)
+  put("/proc/modules",
+      modules + (modules.empty() ? "" : "\n") + "mlx4_en 147456 0 - Live 0x0000000000000000\n");
+  for (const auto& [k, v] : params) put("/sys/module/mlx4_en/parameters/" + k, v + "\n");
 }
 
 // ---- rdma_cm configfs

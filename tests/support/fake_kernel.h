@@ -108,6 +108,9 @@ class FakeKernel : public FileOps {
 
   void tick();
   void at(unsigned calls_from_now, std::function<void()> fn);
+  // mlx4/main.c mlx4_request_modules: a card with an Ethernet port makes the kernel load
+  // mlx4_en itself (request_module_nowait), with the options modprobe finds.
+  void request_mlx4_en();
   std::string real(const std::string& kernel_path) const;
   // Writes a file behind the program's back (what the kernel shows), keeping its mode.
   void put(const std::string& kernel_path, const std::string& content);
