@@ -172,4 +172,15 @@ std::string renamed_devices_hint(const Inventory& inv) {
   return out;
 }
 
+std::string renamed_devices_warning(const Inventory& inv, const std::string& what) {
+  const std::string renamed = renamed_devices_hint(inv);
+  if (renamed.empty()) return "";
+  return what +
+         ": no such device; rdma-core's persistent naming (60-rdma-persistent-naming.rules) has "
+         "renamed the RDMA devices here: " +
+         renamed +
+         "; select by pci-<address> or guid-<node GUID> to mean the same device under either "
+         "name";
+}
+
 }  // namespace rp

@@ -28,6 +28,9 @@ std::vector<SelectedDevice> select_rdma(const PlanBuilder& b, const RdmaSelector
 // For a device name that matches nothing: which present devices rdma-core's persistent
 // naming has renamed ("rocep175s0f0 (pci-0000:af:00.0)"), or "" when none looks renamed.
 std::string renamed_devices_hint(const Inventory& inv);
+// The warning for `what` ("RoCE defaults for mlx5_0/1") naming an absent device when
+// rdma-core has renamed the devices here; "" when none looks renamed.
+std::string renamed_devices_warning(const Inventory& inv, const std::string& what);
 
 // What rdma_rename would decode `name` to: the PCI function of a NAME_PCI name
 // ("<prefix>[P<domain>]p<bus>s<slot>[f<func>]") or the node GUID of a NAME_GUID name

@@ -67,16 +67,10 @@ void no_such_port(PlanBuilder& b, const RdmaSelector& sel, unsigned port,
                   const std::string& source) {
   const std::string what =
       "RoCE defaults for " + sel.str() + (port ? "/" + std::to_string(port) : "");
-  const std::string renamed =
-      sel.by == RdmaSelector::By::kName ? renamed_devices_hint(b.inv) : std::string();
-  if (!renamed.empty()) {
-    b.diag().warn(source, what +
-                              ": no such device; rdma-core's persistent naming "
-                              "(60-rdma-persistent-naming.rules) has renamed the RDMA "
-                              "devices here: " +
-                              renamed +
-                              "; select by pci-<address> or guid-<node GUID> "
-                              "to mean the same device under either name");
+  const std::string warning =
+      sel.by == RdmaSelector::By::kName ? renamed_devices_warning(b.inv, what) : std::string();
+  if (!warning.empty()) {
+    b.diag().warn(source, warning);
     return;
   }
   b.note(what + " (" + source + "): no such RoCE port is present");

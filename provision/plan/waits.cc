@@ -139,15 +139,9 @@ void plan_waits(PlanBuilder& b) {
         }
         if (!devices.empty()) break;
         if (w.device.by == RdmaSelector::By::kName) {
-          const std::string renamed = renamed_devices_hint(b.inv);
-          if (!renamed.empty() && !b.device_producer(w.device.name) && !b.driver_load()) {
-            b.diag().warn(source, "wait for " + w.str() +
-                                      ": no such device; rdma-core's persistent naming "
-                                      "(60-rdma-persistent-naming.rules) has renamed the RDMA "
-                                      "devices here: " +
-                                      renamed +
-                                      "; select by pci-<address> or guid-<node GUID> to mean "
-                                      "the same device under either name");
+          const std::string warning = renamed_devices_warning(b.inv, "wait for " + w.str());
+          if (!warning.empty() && !b.device_producer(w.device.name) && !b.driver_load()) {
+            b.diag().warn(source, warning);
             break;
           }
           wait_port(b, waited, w.device.name, w.port, source);  // planned, or a note
