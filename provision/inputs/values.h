@@ -51,11 +51,11 @@ std::optional<std::string> parse_module_name(std::string_view s, const std::stri
 // parent, the netdev under a Soft-RoCE link), where ib<N>/eth<N> are fine.
 std::optional<std::string> parse_ifname(std::string_view s, const std::string& where,
                                         Diagnostics& d);
-// A name we give to an interface: parse_ifname(), and not the kernel's own ib<N>/eth<N>
-// (they collide with unrenamed devices).
 // Whether `name` is of the kernel's own ib<N> / eth<N> form, which the next unrenamed
 // device gets by default.
 bool is_kernel_own_name(std::string_view name);
+// A name we give to an interface: parse_ifname(), and not the kernel's own ib<N>/eth<N>
+// (they collide with unrenamed devices).
 std::optional<std::string> parse_new_ifname(std::string_view s, const std::string& where,
                                             Diagnostics& d);
 // An RDMA device name (mlx5_0, rxe0).
