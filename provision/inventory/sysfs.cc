@@ -97,6 +97,7 @@ void discover_rdma(const Root& root, Inventory& inv, bool full) {
     // Soft devices (rxe, siw) sit on a netdev: /sys/class/infiniband/rxe0/parent. (siw's
     // device link names the NIC's PCI function too: only this file tells them apart.)
     d.parent_netdev = root.read_or(dir + "/parent", "");
+    // siw_main.c siw_device_create copies SIW_NODE_DESC_COMMON into node_desc.
     d.soft_iwarp = root.read_or(dir + "/node_desc", "") == "Software iWARP stack";
     for (const auto& port : root.list(dir + "/ports")) {
       auto n = parse_uint(port);

@@ -156,6 +156,14 @@ std::vector<SelectedDevice> select_rdma(const PlanBuilder& b, const RdmaSelector
   return out;
 }
 
+std::optional<std::string> planned_soft_on(const PlanBuilder& b, const std::string& ifname) {
+  for (const auto& [name, sl] : b.planned_soft()) {
+    const std::string& on = b.action(sl.action).get<CreateSoftLink>().netdev;
+    if (on == ifname || b.final_name(on) == ifname) return name;
+  }
+  return std::nullopt;
+}
+
 std::string renamed_devices_hint(const Inventory& inv) {
   std::string out;
   for (const auto& d : inv.rdma) {

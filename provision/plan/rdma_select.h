@@ -25,6 +25,10 @@ struct SelectedDevice {
 std::vector<SelectedDevice> select_rdma(const PlanBuilder& b, const RdmaSelector& sel,
                                         std::string* how);
 
+// The soft device this plan creates on interface `ifname` (by the name it has now or is
+// given by this plan's renames), if any: what a netdev- selector means before it exists.
+std::optional<std::string> planned_soft_on(const PlanBuilder& b, const std::string& ifname);
+
 // For a device name that matches nothing: which present devices rdma-core's persistent
 // naming has renamed ("rocep175s0f0 (pci-0000:af:00.0)"), or "" when none looks renamed.
 std::string renamed_devices_hint(const Inventory& inv);

@@ -35,10 +35,13 @@ std::vector<std::pair<PortKey, PortRef>> roce_ports(PlanBuilder& b, const RdmaSe
     }
   }
   if (!how.empty()) b.note("RoCE defaults (" + source + "): " + how);
-  const bool by_name = sel.by == RdmaSelector::By::kName || sel.by == RdmaSelector::By::kAll;
+  // Planned devices: every one for "*", by name, or the one made on a netdev- interface.
+  const auto on_netdev =
+      sel.by == RdmaSelector::By::kNetdev ? planned_soft_on(b, sel.name) : std::nullopt;
   for (const auto& [name, sl] : b.planned_soft()) {
-    if (!by_name || (sel.by == RdmaSelector::By::kName && name != sel.name)) continue;
-    if (sl.kind != SoftKind::kRxe || port > 1) continue;
+    const bool meant = sel.by == RdmaSelector::By::kAll ||
+                       (sel.by == RdmaSelector::By::kName && name == sel.name) || on_netdev == name;
+    if (!meant || sl.kind != SoftKind::kRxe || port > 1) continue;
     out.push_back({{name, 1}, {nullptr, sl.action, true, false}});
   }
   // A named device that an RDMA driver load of this run registers (mlx5_ib for an

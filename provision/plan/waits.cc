@@ -138,6 +138,12 @@ void plan_waits(PlanBuilder& b) {
           wait_port(b, waited, d->name, w.port ? w.port : only, source);
         }
         if (!devices.empty()) break;
+        if (w.device.by == RdmaSelector::By::kNetdev) {
+          if (auto soft = planned_soft_on(b, w.device.name)) {  // made by this plan
+            wait_port(b, waited, *soft, 1, source);
+            break;
+          }
+        }
         if (w.device.by == RdmaSelector::By::kName) {
           const std::string warning = renamed_devices_warning(b.inv, "wait for " + w.str());
           if (!warning.empty() && !b.device_producer(w.device.name) && !b.driver_load()) {

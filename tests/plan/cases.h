@@ -68,6 +68,9 @@ inline constexpr Case kGoldenCases[] = {
     {"rxe_v1_refused", "rxe-virtio", "rd.rdma.roce=rxe0/1:v1", nullptr},
     // eno1 (e1000e) has no RDMA device and rdma_rxe is not loaded: the module, then the
     // link, then its RoCE defaults and the wait for its port.
+    // rxe_new_link (below) by the interface: what names the new device before it exists.
+    {"rxe_new_link_by_netdev", "cx3-vpi",
+     "rd.rdma.rxe=eno1:rxe0 rd.rdma.roce=netdev-eno1:v2:106 rd.rdma.wait=netdev-eno1", nullptr},
     {"rxe_new_link", "cx3-vpi",
      "rd.rdma.rxe=eno1:rxe0 rd.rdma.roce=rxe0/1:v2:106 rd.rdma.wait=rxe0/1", nullptr},
     // eth0 has its Soft-RoCE link already, as rxe0: nothing is planned, the notes say why.

@@ -398,7 +398,10 @@ void FakeKernel::request_mlx4_en() {
   const std::string modules = real_.read("/proc/modules").value_or("");
   if (modules.find("mlx4_en ") == 0 || modules.find("\nmlx4_en ") != std::string::npos) return;
   // modprobe's options: every "options mlx4_en" line of the modprobe.d directories libkmod
-  // reads (libkmod-config.c: /etc, /run, /usr/local/lib, /lib), a later line winning. The
+  // reads (libkmod-config.c: /etc, /run, /usr/local/lib, /lib). Where two lines set one
+  // parameter the last one read wins, as the kernel's parse_args keeps the last of a
+  // repeated parameter; this reads the directories in turn rather than merging their files
+  // by name as libkmod does, which is the same for the one file a test writes. The
   // module's own defaults otherwise: pfctx=0, pfcrx=0 (mlx4/en_main.c MLX4_EN_PARM_INT).
   std::map<std::string, std::string> params{{"pfctx", "0"}, {"pfcrx", "0"}};
   for (const char* dir :
