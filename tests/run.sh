@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The test command: installs what is missing (rules/bootstrap.sh), then runs every test
 # under the host toolchain and under the static musl toolchain, checks the release
-# binary, fuzzes every parser briefly, boots QEMU scenarios 1, 3 and 4 of the end-to-end
+# binary, fuzzes every parser briefly, boots QEMU scenarios 1, 3, 4, 7 and 8 of the end-to-end
 # harness, and ends with the line CI reads: "N passed, N failed, N skipped".
 #
 # Bazel's tests are tallied from the build events of each invocation (tests/summarize.py):
@@ -75,10 +75,11 @@ fuzz=$(bash tests/fuzz/run.sh "${FUZZ_SECONDS:-5}" 2>&1)
 echo "$fuzz" | grep -v ' passed, '
 add_counts fuzzing "$(echo "$fuzz" | tail -n 1)"
 
-# E2E_SCENARIOS: which boots to run (default 1 3 4 7: shell-init root over NFS/RDMA, a bad
-# parameter, the server absent, systemd with rdma-core's 50rdma beside ours); "all" runs
-# every scenario, "none" skips the boots.
-scen=${E2E_SCENARIOS:-1 3 4 7}
+# E2E_SCENARIOS: which boots to run (default 1 3 4 7 8: shell-init root over NFS/RDMA, a
+# bad parameter, the server absent, systemd with rdma-core's 50rdma beside ours, our
+# netlink requests against iproute2's on the guest kernel); "all" runs every scenario,
+# "none" skips the boots.
+scen=${E2E_SCENARIOS:-1 3 4 7 8}
 if [[ $scen != none ]]; then
   [[ $scen == all ]] && scen=""
   echo "=== end-to-end boots in QEMU: tests/e2e/run.sh ${scen:-(all scenarios)}"

@@ -283,8 +283,20 @@ Status rtnl_set_ipoib_mode(const std::string& ifname, IpoibLinkMode mode) {
   nl::Answer a = nl::exchange(sock->get(), msg->get());
   if (a.errnum != 0) {
     const char* name = mode == IpoibLinkMode::kConnected ? "connected" : "datagram";
-    return make_error(ifname, nl::with_kernel_msg(std::string("cannot set IPoIB mode ") + name, a),
-                      a.errnum);
+    std::string what = std::string("cannot set IPoIB mode ") + name;
+    // rtnetlink.c __rtnl_newlink: EOPNOTSUPP when the link's ops are not ipoib's (another
+    // kind of link, or ib_ipoib not loaded); ipoib_netlink.c ipoib_changelink passes
+    // ipoib_set_mode's EINVAL for connected mode on an HCA without it (seen in the QEMU
+    // guest of tests/e2e scenario 8: a dummy link answers EOPNOTSUPP).
+    if (a.errnum == EOPNOTSUPP && link->type != kArphrdInfiniband) {
+      what += ": " + ifname + " is not an IPoIB interface (link type " +
+              std::to_string(link->type) + (link->kind.empty() ? "" : ", kind " + link->kind) + ")";
+    } else if (a.errnum == EOPNOTSUPP) {
+      what += ": the kernel has no ipoib link type (ib_ipoib is not loaded)";
+    } else if (a.errnum == EINVAL && mode == IpoibLinkMode::kConnected) {
+      what += ": the HCA does not support connected mode (IPOIB_CM_SUPPORTED is not set)";
+    }
+    return make_error(ifname, nl::with_kernel_msg(what, a), a.errnum);
   }
   return ok_status();
 }

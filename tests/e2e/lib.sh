@@ -81,6 +81,21 @@ build_binary() {  # -> $W/bin/rdma-provision (a copy: a rebuild during the run c
     say "binary: $("$W/bin/rdma-provision" --version 2>&1 | head -n1) ($(stat -c %s "$W/bin/rdma-provision") bytes, $(file -b "$W/bin/rdma-provision" | cut -d, -f1-2))"
 }
 
+# The test-only tools scenario 8 runs in the guest (tests/nlmon), static like the binary.
+build_test_tools() {
+    say "building tests/nlmon tools: bazel build --config=musl -c opt //tests/nlmon:nl_ops //tests/nlmon:nlcap"
+    (cd "$REPO" && bazel build --config=musl -c opt //tests/nlmon:nl_ops //tests/nlmon:nlcap) \
+        > "$W/logs/bazel-build-tools.log" 2>&1 || {
+        tail -n 20 "$W/logs/bazel-build-tools.log" >&2
+        die_e2e "bazel build failed (log: $W/logs/bazel-build-tools.log)"
+    }
+    local bin t
+    bin=$(cd "$REPO" && bazel info --config=musl -c opt bazel-bin 2> /dev/null)/tests/nlmon
+    for t in nl_ops nlcap; do
+        cp -f "$bin/$t" "$W/bin/$t.tmp" && mv -f "$W/bin/$t.tmp" "$W/bin/$t" || die_e2e "no $bin/$t"
+    done
+}
+
 # --------------------------------------------------------------------- accelerator
 # KVM only if a short marker boot proves it: /dev/kvm can exist and still not run a stock
 # kernel (a nested PVM host stalls in the decompressor).
@@ -163,6 +178,7 @@ build_image() {
         find "$REPO/dracut-module/90rdma-provision" "$E2E/dracut" "$E2E/nfsroot" "$E2E/client.conf" \
             -type f -print0 | sort -z | xargs -0 sha256sum
         [[ " $modules " == *" rdma-provision "* ]] && sha256sum "$W/bin/rdma-provision"
+        [[ " $modules " == *" e2e-nlmon "* ]] && sha256sum "$W/bin/rdma-provision" "$W"/bin/nl_ops "$W"/bin/nlcap
     } | sha256sum | cut -d' ' -f1)
     if [[ -f $img && -f $img.key && $(cat "$img.key") == "$key" ]]; then
         say "image $name: up to date ($(stat -c %s "$img") bytes)"

@@ -19,12 +19,12 @@ W=${E2E_WORK:-$E2E/work}
 # shellcheck source=tests/e2e/lib.sh
 . "$E2E/lib.sh"
 
-SCENARIOS=(1-shell-init 2-systemd-init 3-bad-parameter 4-server-absent 5-disabled 6-roce-v1 7-with-50rdma image)
+SCENARIOS=(1-shell-init 2-systemd-init 3-bad-parameter 4-server-absent 5-disabled 6-roce-v1 7-with-50rdma 8-netlink-requests image)
 declare -A NEEDS=(  # images each one needs
     [1-shell-init]="server client-shell" [2-systemd-init]="server client-systemd"
     [3-bad-parameter]="server client-shell" [4-server-absent]="client-shell"
     [5-disabled]="server client-systemd" [6-roce-v1]="server client-systemd"
-    [7-with-50rdma]="server client-systemd-50rdma"
+    [7-with-50rdma]="server client-systemd-50rdma" [8-netlink-requests]="nlmon"
     [image]="client-shell client-systemd client-shell-without client-shell-rdma-core"
 )
 
@@ -65,6 +65,8 @@ build_images() {  # the images the selected scenarios need
         "$CLIENT_MODULES e2e-client" || rc=1; }
     [[ $want == *" client-systemd-50rdma "* ]] && { build_image client-systemd-50rdma \
         "$SYSTEMD_MODULES $CLIENT_MODULES rdma rdma-provision e2e-client" "${CLIENT_CONF[@]/rdma_provision_rdma_core=no/rdma_provision_rdma_core=yes}" || rc=1; }
+    [[ $want == *" nlmon "* ]] && { build_image nlmon "base bash e2e-client e2e-nlmon" \
+        "e2e_nlmon_bins=\"$W/bin/nl_ops $W/bin/nlcap $W/bin/rdma-provision\"" || rc=1; }
     [[ $want == *" client-shell-rdma-core "* ]] && { build_image client-shell-rdma-core \
         "$CLIENT_MODULES rdma-provision e2e-client" "${CLIENT_CONF[@]/rdma_provision_rdma_core=no/rdma_provision_rdma_core=yes}" || rc=1; }
     return $rc
@@ -240,6 +242,35 @@ scenario_7-with-50rdma() {
     check_line "$log" 'NFSROOT: rdma device rxe0 port 1 state: 4: ACTIVE' "rxe0 still has its name after rdma-core's rules ran (NAME_FALLBACK renames by PCI location; rxe has no PCI parent)"
 }
 
+scenario_8-netlink-requests() {
+    # The requests rdma-provision sends, beside iproute2's for the same operation, on the
+    # guest's real kernel (tests/e2e/dracut/96e2e-nlmon, tests/nlmon/compare.py): rename,
+    # up/down, MTU, IPv4/IPv6 address, routes, P_Key child, IPoIB mode (refused: no IPoIB
+    # device here), rxe and siw links (siw refused: not in Debian's 6.1 kernel), a second
+    # rxe link on one interface (EEXIST); then rdma-provision itself, twice.
+    local log=$RUN_DIR/guest.log t0
+    t0=$(now)
+    start_vm guest "$W/img/nlmon.img" "console=ttyS0 panic=-1 rd.shell=0 root=/dev/vda" \
+        "$CLI_MAC" "$PORT_A" "$PORT_B" 240
+    local rc=0
+    wait_vm guest || rc=$?
+    check_true "$rc" "the guest powered off by itself (exit $rc) in $(elapsed "$t0") s"
+    check_line "$log" 'E2E-RESULT: NLMON-DONE' "the guest ran every operation"
+    plain "$log" > "$RUN_DIR/guest.txt"
+    python3 "$REPO/tests/nlmon/compare.py" "$RUN_DIR/guest.txt" > "$RUN_DIR/compare.txt" 2>&1
+    local crc=$?
+    cat "$RUN_DIR/compare.txt" | sed 's/^/    | /'
+    check_true "$crc" "every request is the same as iproute2's or equivalent, answered alike: $(tail -n1 "$RUN_DIR/compare.txt")"
+    check_line "$log" "nl-ops: errno=17 rxe_u: cannot create rxe device 'rxe_u' on eth0: eth0 has a rxe device already" \
+        "the kernel's EEXIST for a second Soft-RoCE device on one interface is explained"
+    check_line "$log" 'nl-ops: errno=95 rpd0: cannot set IPoIB mode connected: rpd0 is not an IPoIB interface' \
+        "the kernel's EOPNOTSUPP for IPoIB link data on another kind of link is explained"
+    check_line "$log" 'E2E-NLMON: plan with rxe_t on eth0: plan: [0-9]+ actions?' "rdma-provision planned with rxe_t already on eth0"
+    check_no_line "$log" 'E2E-NLMON: plan with rxe_t on eth0: .*soft-link' "... and planned no second link: it sees rxe_t through RDMA netlink (the kernel would answer EEXIST)"
+    check_line "$log" 'E2E-NLMON: first apply: .*soft-link rxe0.*done' "apply created rxe0 on eth0"
+    check_line "$log" 'E2E-NLMON: second apply: .*0 done' "a second apply changes nothing"
+}
+
 scenario_image() {
     # lsinitrd: our binary, config and exactly the modules the client needs; sizes with and
     # without the module; rdma-core's files and their modules when asked for.
@@ -321,6 +352,7 @@ main() {
     pick_kernel
     say "kernel $KVER, dracut $(dpkg-query -W -f='${Version}' dracut-core 2> /dev/null), $(qemu-system-x86_64 --version | head -n1)"
     build_binary
+    [[ " ${selected[*]} " == *" 8-netlink-requests "* ]] && build_test_tools
     pick_accel
     prepare_dracut_base
     prepare_nfsroot

@@ -288,6 +288,19 @@ TEST_F(LinksTest, IpoibModeOnAnEthernetLinkFails) {
   EXPECT_EQ(o.error.str(), "va: is not an IPoIB interface (type ether); no IPoIB mode");
 }
 
+TEST_F(LinksTest, KernelRefusalOfAnIpoibModeNamesTheLinkType) {
+  // The request itself (what the executor sends after its own check): rtnetlink refuses
+  // ipoib link data for a link whose ops are not ipoib's (__rtnl_newlink: EOPNOTSUPP).
+  auto st = rtnl_set_ipoib_mode("va", IpoibLinkMode::kConnected);
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().errnum, EOPNOTSUPP) << st.error().str();
+  EXPECT_NE(st.error().what.find(
+                "cannot set IPoIB mode connected: va is not an IPoIB interface (link type 1, "
+                "kind veth)"),
+            std::string::npos)
+      << st.error().what;
+}
+
 TEST(LinksOnAFixtureRoot, NetlinkExecutorsAreSkipped) {
   RealFileOps files(Root("/nonexistent-fixture"));
   std::vector<std::string> lines;
