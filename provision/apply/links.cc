@@ -2,6 +2,8 @@
 // MTU, links up, addresses, routes, waiting for carrier. They act on the running kernel
 // only; a link the plan expects to appear (Action::waiting_for) is awaited through link
 // events, within the run's deadline.
+#include "provision/apply/links.h"
+
 #include <cerrno>
 #include <chrono>
 #include <optional>
@@ -268,6 +270,32 @@ Outcome exec_ipoib_mode(ApplyContext& ctx, const Action& a, const SetIpoibMode& 
                        (link.admin_up ? " (taken down and brought back up)" : ""));
 }
 
+Outcome mtu_outcome(const LinkInfo& before, unsigned want, const LinkInfo* after, Log& log) {
+  const std::string shown = std::to_string(want);
+  // A link whose mode is unknown (a kernel without IFLA_IPOIB_MODE) counts as datagram, the
+  // kernel's default; in connected mode ipoib_change_mtu sets the MTU as asked or refuses.
+  const bool datagram =
+      !after || !after->ipoib_mode || *after->ipoib_mode == IpoibLinkMode::kDatagram;
+  if (after && after->mtu < want && before.type == kArphrdInfiniband && datagram) {
+    // Datagram IPoIB keeps the wanted MTU as its admin MTU but runs min(broadcast group
+    // MTU, admin MTU), lowered again at each multicast join (ipoib_main.c
+    // ipoib_change_mtu, ipoib_multicast.c ipoib_mcast_join_finish): the partition's MTU in
+    // the subnet manager (OpenSM's default 2048 gives 2044) decides. Not a failure: the
+    // kernel accepted it and uses it once the fabric allows.
+    const std::string clamp = "the kernel runs " + std::to_string(after->mtu) + ", clamped to " +
+                              "the IPoIB broadcast group's MTU (the partition MTU of the subnet "
+                              "manager); " +
+                              shown + " is kept as the admin MTU";
+    log.warn(before.name + ": MTU " + shown + " set, but " + clamp);
+    return Outcome::done(std::to_string(before.mtu) + " -> " + shown + "; warning: " + clamp);
+  }
+  if (after && after->mtu != want) {
+    return Outcome::failed(make_error(
+        before.name, "MTU is " + std::to_string(after->mtu) + " after setting " + shown));
+  }
+  return Outcome::done(std::to_string(before.mtu) + " -> " + shown);
+}
+
 Outcome exec_mtu(ApplyContext& ctx, const Action& a, const SetMtu& p) {
   if (!ctx.live) return Outcome::skipped(kLiveOnly);
   const unsigned want = p.mtu;
@@ -287,24 +315,7 @@ Outcome exec_mtu(ApplyContext& ctx, const Action& a, const SetMtu& p) {
     return Outcome::failed(st.error(), hint);
   }
   auto after = rtnl_get_link(link.name);
-  if (after && after->mtu < want && link.type == kArphrdInfiniband) {
-    // Datagram IPoIB keeps the wanted MTU as its admin MTU but runs min(broadcast group
-    // MTU, admin MTU), lowered again at each multicast join (ipoib_main.c
-    // ipoib_change_mtu, ipoib_multicast.c ipoib_mcast_join_finish): the partition's MTU in
-    // the subnet manager (OpenSM's default 2048 gives 2044) decides. Not a failure: the
-    // kernel accepted it and uses it once the fabric allows.
-    const std::string clamp = "the kernel runs " + std::to_string(after->mtu) + ", clamped to " +
-                              "the IPoIB broadcast group's MTU (the partition MTU of the subnet "
-                              "manager); " +
-                              shown + " is kept as the admin MTU";
-    ctx.log.warn(link.name + ": MTU " + shown + " set, but " + clamp);
-    return Outcome::done(std::to_string(link.mtu) + " -> " + shown + "; warning: " + clamp);
-  }
-  if (after && after->mtu != want) {
-    return Outcome::failed(
-        make_error(link.name, "MTU is " + std::to_string(after->mtu) + " after setting " + shown));
-  }
-  return Outcome::done(std::to_string(link.mtu) + " -> " + shown);
+  return mtu_outcome(link, want, after ? &after.value() : nullptr, ctx.log);
 }
 
 Outcome exec_link_up(ApplyContext& ctx, const Action& a, const LinkUp& p) {

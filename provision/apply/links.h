@@ -1,0 +1,17 @@
+// What the route netlink executors decide from the kernel's answers alone (apply/links.cc),
+// for tests that give them the link states a kernel they cannot run reports (IPoIB).
+#pragma once
+
+#include "provision/apply/log.h"
+#include "provision/apply/outcome.h"
+#include "provision/kernel/rtnl.h"
+
+namespace rp {
+
+// How an MTU change to `want` ended, from the link before it and as the kernel reports it
+// after (nullptr: it could not be read again). A datagram-mode IPoIB link that runs less
+// than asked is done with a warning: ipoib_change_mtu (ipoib_main.c) keeps `want` as the
+// admin MTU and runs min(broadcast group MTU, admin MTU). Any other difference fails.
+Outcome mtu_outcome(const LinkInfo& before, unsigned want, const LinkInfo* after, Log& log);
+
+}  // namespace rp
