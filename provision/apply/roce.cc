@@ -1,6 +1,6 @@
 // RDMA-CM defaults of a RoCE port (the RoCE version and ToS that rdma_cm uses when an
 // application does not choose), through the rdma_cm configfs: mount configfs if needed,
-// create the device's directory, write and read back, remove the directory again.
+// create the device's directory (and keep it), write and read back.
 #include <cerrno>
 #include <functional>
 #include <optional>
@@ -51,12 +51,14 @@ struct CmValue {
 };
 
 // Creates rdma_cm/<dev> when absent (waiting for the device when the plan expects it),
-// sets the value, reads it back, and removes the directory again if it created it: the
-// value stays in the kernel's cma device.
+// sets the value and reads it back. The directory is kept: the values live in the
+// kernel's cma_device either way, the configfs group holds no reference on it
+// (cma_configfs.c make_cma_dev drops the one it took; each show/store looks the device up
+// by name again), and while it exists the next run reads the values (inventory) instead
+// of making the group again, so a run with everything in place creates and writes nothing.
 Outcome set_cm_value(ApplyContext& ctx, const Action& a, const CmValue& v) {
   if (auto failure = ensure_rdma_cm(ctx)) return *failure;
   const std::string dir = std::string(kRdmaCm) + "/" + v.device;
-  bool created = false;
   if (!ctx.files.exists(dir)) {
     Status st = ctx.files.make_dir(dir);
     if (!st && st.error().errnum == ENODEV && !a.waiting_for.empty()) {
@@ -84,40 +86,27 @@ Outcome set_cm_value(ApplyContext& ctx, const Action& a, const CmValue& v) {
       }
       return Outcome::failed(st.error());
     }
-    created = true;
   }
 
-  auto body = [&]() -> Outcome {
-    const std::string port_dir = dir + "/ports/" + std::to_string(v.port);
-    if (!ctx.files.exists(port_dir)) {
-      return Outcome::failed(
-          make_error(port_dir, "does not exist"),
-          "port " + std::to_string(v.port) + " of " + v.device + " does not exist");
-    }
-    const std::string path = port_dir + "/" + v.file;
-    auto cur = ctx.files.read(path);
-    if (!cur) return Outcome::failed(cur.error());
-    if (v.matches(*cur)) return Outcome::already("reads " + quote(*cur));
-    Status st = ctx.files.write(path, v.value + "\n");
-    if (!st) return Outcome::failed(st.error(), v.hint(st.error().errnum));
-    auto back = ctx.files.read(path);
-    if (!back) return Outcome::failed(back.error());
-    if (!v.matches(*back)) {
-      return Outcome::failed(
-          make_error(path, "reads back " + quote(*back) + " after writing " + quote(v.value)));
-    }
-    return Outcome::done();
-  };
-  Outcome o = body();
-  if (created) {
-    if (Status st = ctx.files.remove_dir(dir); !st) {
-      ctx.log.warn(st.error().str());
-      if (o.kind == OutcomeKind::kDone || o.kind == OutcomeKind::kAlready) {
-        o.detail += std::string(o.detail.empty() ? "" : "; ") + "left " + dir + " behind";
-      }
-    }
+  const std::string port_dir = dir + "/ports/" + std::to_string(v.port);
+  if (!ctx.files.exists(port_dir)) {
+    return Outcome::failed(
+        make_error(port_dir, "does not exist"),
+        "port " + std::to_string(v.port) + " of " + v.device + " does not exist");
   }
-  return o;
+  const std::string path = port_dir + "/" + v.file;
+  auto cur = ctx.files.read(path);
+  if (!cur) return Outcome::failed(cur.error());
+  if (v.matches(*cur)) return Outcome::already("reads " + quote(*cur));
+  Status st = ctx.files.write(path, v.value + "\n");
+  if (!st) return Outcome::failed(st.error(), v.hint(st.error().errnum));
+  auto back = ctx.files.read(path);
+  if (!back) return Outcome::failed(back.error());
+  if (!v.matches(*back)) {
+    return Outcome::failed(
+        make_error(path, "reads back " + quote(*back) + " after writing " + quote(v.value)));
+  }
+  return Outcome::done();
 }
 
 }  // namespace

@@ -58,6 +58,28 @@ TEST(Idempotence, EthEthCardWithRoceDefaultsChangesNothingTheSecondTime) {
   EXPECT_EQ(r.kernel.changes(), after_first);
 }
 
+TEST(Idempotence, RoceDefaultsOnAFreshBootMakeTheGroupOnceThenNothing) {
+  // A fresh boot: configfs not mounted, no rdma_cm/<dev> group. The first run mounts,
+  // makes the group and writes; the group is kept, so the second run makes and writes
+  // nothing (before, it made the group and removed it again on every run).
+  TestRun r("cx5-roce");
+  r.unmount_configfs();
+  const std::vector<Action> steps = {
+      roce_mode_action("mlx5_0", 1, RoceMode::kV1),
+      roce_tos_action("mlx5_0", 1, 106),
+  };
+  std::vector<Outcome> first = run_all(r, steps);
+  EXPECT_EQ(first[0].kind, OutcomeKind::kDone) << first[0].error.str();
+  EXPECT_EQ(first[1].kind, OutcomeKind::kDone) << first[1].error.str();
+  const unsigned after_first = r.kernel.changes();
+  EXPECT_EQ(after_first, 4u);  // mount, mkdir, two writes
+
+  std::vector<Outcome> second = run_all(r, steps);
+  EXPECT_EQ(second[0].kind, OutcomeKind::kAlready);
+  EXPECT_EQ(second[1].kind, OutcomeKind::kAlready);
+  EXPECT_EQ(r.kernel.changes(), after_first);
+}
+
 TEST(Idempotence, IbIbCardWithPortMtuChangesNothingTheSecondTime) {
   TestRun r("cx3-vpi");
   const std::vector<Action> steps = {

@@ -28,7 +28,7 @@ Outcome set_tos(TestRun& r, const std::string& dev, unsigned port, unsigned tos)
   return execute(r.ctx, roce_tos_action(dev, port, tos));
 }
 
-TEST(RoceDefaults, ModeAndTosAreSetThroughConfigfsAndTheDirectoryIsRemovedAgain) {
+TEST(RoceDefaults, ModeAndTosAreSetThroughConfigfsAndTheDirectoryIsKept) {
   TestRun r("cx5-roce");  // configfs not mounted yet; rdma_cm is loaded
   r.unmount_configfs();
   ASSERT_FALSE(r.kernel.root().exists("/sys/kernel/config"));
@@ -42,34 +42,36 @@ TEST(RoceDefaults, ModeAndTosAreSetThroughConfigfsAndTheDirectoryIsRemovedAgain)
       "mount configfs /sys/kernel/config",
       "mkdir " + kCm + "/mlx5_0",
       "write " + kCm + "/mlx5_0/ports/1/default_roce_mode IB/RoCE v1\n",
-      "rmdir " + kCm + "/mlx5_0",
-      "mkdir " + kCm + "/mlx5_0",
       "write " + kCm + "/mlx5_0/ports/1/default_roce_tos 106\n",
-      "rmdir " + kCm + "/mlx5_0",
   };
   EXPECT_EQ(r.kernel.journal(), expected);
-  EXPECT_TRUE(r.kernel.root().is_dir(kCm));
-  EXPECT_FALSE(r.kernel.root().exists(kCm + "/mlx5_0"));
+  // Kept (it holds no reference on the device: cma_configfs.c make_cma_dev): the next run
+  // reads the values without making the group again.
+  EXPECT_TRUE(r.kernel.root().is_dir(kCm + "/mlx5_0"));
 
-  // The values stayed in the kernel although the directory is gone.
   Outcome mode2 = set_mode(r, "mlx5_0", 1, "IB/RoCE v1");
   EXPECT_EQ(mode2.kind, OutcomeKind::kAlready);
   EXPECT_EQ(mode2.detail, "reads 'IB/RoCE v1'");
   Outcome tos2 = set_tos(r, "mlx5_0", 1, 0x6a);
   EXPECT_EQ(tos2.kind, OutcomeKind::kAlready);
   EXPECT_EQ(tos2.detail, "reads '106'");
+  EXPECT_EQ(r.kernel.journal(), expected);  // nothing made, nothing written
 }
 
-TEST(RoceDefaults, AlreadySetValuesAreNotWrittenButTheConfigfsViewIsStillMadeAndRemoved) {
+TEST(RoceDefaults, ValuesStayInTheKernelWhenSomeoneElseRemovesTheDirectory) {
   TestRun r("cx5-roce");
   r.unmount_configfs();
   ASSERT_EQ(set_mode(r, "mlx5_0", 1, "IB/RoCE v1").kind, OutcomeKind::kDone);
-  const unsigned after_first = r.kernel.changes();
+  // The guides' scripts rmdir after writing; the values live in the cma_device
+  // (cma.c cma_set_default_gid_type), not in the configfs group.
+  ASSERT_TRUE(r.kernel.remove_dir(kCm + "/mlx5_0"));
+  const unsigned after_rmdir = r.kernel.changes();
   const size_t writes = r.kernel.writes().size();
-  // The kernel shows the values only inside rdma_cm/<dev>: looking means mkdir + rmdir.
+  // The kernel shows the values only inside rdma_cm/<dev>: looking means mkdir once more.
   EXPECT_EQ(set_mode(r, "mlx5_0", 1, "IB/RoCE v1").kind, OutcomeKind::kAlready);
   EXPECT_EQ(r.kernel.writes().size(), writes);
-  EXPECT_EQ(r.kernel.changes(), after_first + 2);
+  EXPECT_EQ(r.kernel.changes(), after_rmdir + 1);
+  EXPECT_TRUE(r.kernel.root().is_dir(kCm + "/mlx5_0"));
 }
 
 TEST(RoceDefaults, ExistingDirectoryIsUsedAndLeftInPlace) {
@@ -91,7 +93,7 @@ TEST(RoceDefaults, RoceV1OnSoftRoceIsRefusedWithTheReason) {
                                errno_text(EINVAL));
   EXPECT_EQ(o.detail,
             "port 1 of rxe0 does not support IB/RoCE v1 (Soft-RoCE supports only RoCE v2)");
-  EXPECT_FALSE(r.kernel.root().exists(kCm + "/rxe0"));  // removed again after the failure
+  EXPECT_TRUE(r.kernel.root().exists(kCm + "/rxe0"));  // kept, as after a success
 
   Outcome v2 = set_mode(r, "rxe0", 1, "RoCE v2");
   EXPECT_EQ(v2.kind, OutcomeKind::kAlready);  // the kernel's default on a v2-capable port
@@ -105,7 +107,7 @@ TEST(RoceDefaults, TosOutOfRangeIsRefused) {
   EXPECT_EQ(o.error.str(),
             kCm + "/mlx5_0/ports/1/default_roce_tos: writing '300' failed " + errno_text(ERANGE));
   EXPECT_EQ(o.detail, "the ToS is a number from 0 to 255");
-  EXPECT_FALSE(r.kernel.root().exists(kCm + "/mlx5_0"));
+  EXPECT_EQ(r.raw(kCm + "/mlx5_0/ports/1/default_roce_tos"), "0\n");  // the kernel kept its value
 }
 
 TEST(RoceDefaults, MissingRdmaCmModuleIsReportedAfterMountingConfigfs) {
@@ -158,7 +160,7 @@ TEST(RoceDefaults, MissingPortIsReported) {
   EXPECT_EQ(o.kind, OutcomeKind::kFailed);
   EXPECT_EQ(o.error.str(), kCm + "/mlx5_0/ports/2: does not exist");
   EXPECT_EQ(o.detail, "port 2 of mlx5_0 does not exist");
-  EXPECT_FALSE(r.kernel.root().exists(kCm + "/mlx5_0"));
+  EXPECT_TRUE(r.kernel.root().exists(kCm + "/mlx5_0/ports/1"));  // the device's group, kept
 }
 
 }  // namespace
