@@ -28,15 +28,18 @@ std::string ApplyReport::summary() const {
 }
 
 std::string outcome_line(const Action& a, const Outcome& o) {
-  std::string line = std::string(to_string(o.kind)) + "  " + std::string(to_string(a.kind())) +
-                     " " + a.object() + ": " + a.current + " -> " + a.wanted();
+  // Appended into one buffer: a line per action, without a temporary per piece.
+  std::string line;
+  line.reserve(256);
+  line.append(to_string(o.kind)).append("  ").append(to_string(a.kind())).append(" ");
+  line.append(a.object()).append(": ").append(a.current).append(" -> ").append(a.wanted());
   if (o.kind == OutcomeKind::kFailed || o.kind == OutcomeKind::kTimedOut) {
-    line += ": " + o.error.str();
-    if (!o.detail.empty()) line += "; " + o.detail;
+    line.append(": ").append(o.error.str());
+    if (!o.detail.empty()) line.append("; ").append(o.detail);
   } else if (!o.detail.empty()) {
-    line += " (" + o.detail + ")";
+    line.append(" (").append(o.detail).append(")");
   }
-  return line + "  [" + a.reason + "]";
+  return line.append("  [").append(a.reason).append("]");
 }
 
 ApplyReport apply_plan(const Plan& plan, ApplyContext& ctx, ModuleBatch batch) {

@@ -1,6 +1,5 @@
 #include "provision/base/root.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -10,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 
 namespace rp {
 
@@ -31,12 +31,10 @@ bool Root::is_dir(std::string_view p) const {
   return ::stat(path(p).c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-Result<std::string> Root::read(std::string_view p) const {
-  std::string real = path(p);
-  // O_CLOEXEC through the raw syscall: musl's open() adds an fcntl() per call for old
-  // kernels, which doubles the syscalls of a sysfs walk. The program never execs.
-  int fd = static_cast<int>(::syscall(SYS_openat, AT_FDCWD, real.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd < 0) return make_error(std::string(p), "cannot open", errno);
+namespace {
+
+// Reads an open file to its end (closing it); `where` names it in errors.
+Result<std::string> read_fd(int fd, std::string_view where) {
   std::string out;
   char buf[4096];
   for (;;) {
@@ -45,7 +43,7 @@ Result<std::string> Root::read(std::string_view p) const {
       if (errno == EINTR) continue;
       int e = errno;
       ::close(fd);
-      return make_error(std::string(p), "cannot read", e);
+      return make_error(std::string(where), "cannot read", e);
     }
     out.append(buf, static_cast<size_t>(n));
     // A sysfs attribute comes whole in one read, and a regular file returns less than
@@ -57,6 +55,112 @@ Result<std::string> Root::read(std::string_view p) const {
   return out;
 }
 
+// openat() through the raw syscall: musl's open() adds an fcntl() per call for old kernels
+// to set O_CLOEXEC, which doubles the syscalls of a sysfs walk. The program never execs.
+int open_at(int dirfd, const char* path, int flags) {
+  return static_cast<int>(::syscall(SYS_openat, dirfd, path, flags | O_CLOEXEC));
+}
+
+Result<std::string> link_base(int dirfd, const char* path, std::string_view where) {
+  char buf[PATH_MAX];
+  ssize_t n = ::readlinkat(dirfd, path, buf, sizeof buf - 1);
+  if (n < 0) return make_error(std::string(where), "cannot read link", errno);
+  std::string target(buf, static_cast<size_t>(n));
+  auto slash = target.rfind('/');
+  return slash == std::string::npos ? target : target.substr(slash + 1);
+}
+
+}  // namespace
+
+DirHandle::DirHandle(int fd, std::string kernel_path, int open_errno)
+    : fd_(fd), path_(std::move(kernel_path)), open_errno_(open_errno) {}
+
+DirHandle::DirHandle(DirHandle&& o) noexcept
+    : fd_(o.fd_), path_(std::move(o.path_)), open_errno_(o.open_errno_) {
+  o.fd_ = -1;
+}
+
+DirHandle::~DirHandle() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+namespace {
+
+// `name` as a C string without a heap allocation for the usual short sysfs names (a
+// string built and freed per attribute makes musl's malloc map and unmap memory).
+class CName {
+ public:
+  explicit CName(std::string_view name) {
+    if (name.size() < sizeof small_) {
+      std::memcpy(small_, name.data(), name.size());
+      small_[name.size()] = '\0';
+      p_ = small_;
+    } else {
+      big_ = std::string(name);
+      p_ = big_.c_str();
+    }
+  }
+  const char* c_str() const { return p_; }
+
+ private:
+  char small_[128];
+  std::string big_;
+  const char* p_;
+};
+
+}  // namespace
+
+Result<std::string> DirHandle::read(std::string_view name) const {
+  // The path for an error message is made only when there is an error.
+  auto where = [&] { return path_ + "/" + std::string(name); };
+  if (fd_ < 0) return make_error(where(), "cannot open", open_errno_);
+  int fd = open_at(fd_, CName(name).c_str(), O_RDONLY);
+  if (fd < 0) return make_error(where(), "cannot open", errno);
+  auto r = read_fd(fd, {});
+  if (!r) return make_error(where(), r.error().what, r.error().errnum);
+  return r;
+}
+
+std::string DirHandle::read_or(std::string_view name, std::string fallback) const {
+  // No error to report, so none is made (absent attributes are common: a port without
+  // rdma_cm values, a device without a parent).
+  int fd = fd_ < 0 ? -1 : open_at(fd_, CName(name).c_str(), O_RDONLY);
+  if (fd < 0) return fallback;
+  auto r = read_fd(fd, {});
+  return r ? std::move(r).value() : fallback;
+}
+
+Result<std::string> DirHandle::link_basename(std::string_view name) const {
+  if (fd_ < 0) {
+    return make_error(path_ + "/" + std::string(name), "cannot read link", open_errno_);
+  }
+  auto r = link_base(fd_, CName(name).c_str(), {});
+  if (!r) return make_error(path_ + "/" + std::string(name), r.error().what, r.error().errnum);
+  return r;
+}
+
+bool DirHandle::exists(std::string_view name) const {
+  struct stat st;
+  return fd_ >= 0 && ::fstatat(fd_, CName(name).c_str(), &st, 0) == 0;
+}
+
+bool DirHandle::is_writable(std::string_view name) const {
+  struct stat st;
+  if (fd_ < 0 || ::fstatat(fd_, CName(name).c_str(), &st, 0) != 0) return false;
+  return (st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) != 0;
+}
+
+DirHandle Root::open_dir(std::string_view p) const {
+  int fd = open_at(AT_FDCWD, path(p).c_str(), O_PATH | O_DIRECTORY);
+  return DirHandle(fd, std::string(p), fd < 0 ? errno : 0);
+}
+
+Result<std::string> Root::read(std::string_view p) const {
+  int fd = open_at(AT_FDCWD, path(p).c_str(), O_RDONLY);
+  if (fd < 0) return make_error(std::string(p), "cannot open", errno);
+  return read_fd(fd, p);
+}
+
 std::string Root::read_or(std::string_view p, std::string fallback) const {
   auto r = read(p);
   return r ? std::move(r).value() : fallback;
@@ -64,24 +168,32 @@ std::string Root::read_or(std::string_view p, std::string fallback) const {
 
 std::vector<std::string> Root::list(std::string_view p) const {
   std::vector<std::string> out;
-  DIR* d = ::opendir(path(p).c_str());
-  if (!d) return out;
-  while (dirent* e = ::readdir(d)) {
-    std::string n = e->d_name;
-    if (n != "." && n != "..") out.push_back(std::move(n));
+  // getdents64 into a buffer on the stack rather than opendir(): musl's DIR carries a
+  // 2 KiB buffer on the heap, and its malloc maps and unmaps memory for it on every
+  // directory of a sysfs walk (two syscalls each).
+  int fd = open_at(AT_FDCWD, path(p).c_str(), O_RDONLY | O_DIRECTORY);
+  if (fd < 0) return out;
+  alignas(8) char buf[8192];
+  for (;;) {
+    long n = ::syscall(SYS_getdents64, fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    for (long off = 0; off < n;) {
+      // struct linux_dirent64: u64 d_ino, s64 d_off, u16 d_reclen, u8 d_type, char d_name[]
+      unsigned short reclen;
+      std::memcpy(&reclen, buf + off + 16, sizeof reclen);
+      const char* name = buf + off + 19;
+      if (std::strcmp(name, ".") != 0 && std::strcmp(name, "..") != 0) out.emplace_back(name);
+      off += reclen;
+    }
   }
-  ::closedir(d);
+  ::close(fd);
   std::sort(out.begin(), out.end());
   return out;
 }
 
 Result<std::string> Root::link_basename(std::string_view p) const {
-  char buf[PATH_MAX];
-  ssize_t n = ::readlink(path(p).c_str(), buf, sizeof buf - 1);
-  if (n < 0) return make_error(std::string(p), "cannot read link", errno);
-  std::string target(buf, static_cast<size_t>(n));
-  auto slash = target.rfind('/');
-  return slash == std::string::npos ? target : target.substr(slash + 1);
+  return link_base(AT_FDCWD, path(p).c_str(), p);
 }
 
 Result<std::string> Root::resolve(std::string_view p) const {

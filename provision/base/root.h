@@ -11,6 +11,34 @@
 
 namespace rp {
 
+// A directory opened once (O_PATH), its entries read relative to it: the kernel walks the
+// directory's path once instead of on every attribute (a sysfs attribute's path has 6 to
+// 9 components and crosses class symlinks; the walk was most of discovery's cost). When
+// the directory cannot be opened, every read fails with that open's errno. Errors name
+// the kernel path of the entry. Movable, not copyable.
+class DirHandle {
+ public:
+  DirHandle(int fd, std::string kernel_path, int open_errno);
+  DirHandle(DirHandle&& o) noexcept;
+  DirHandle& operator=(DirHandle&&) = delete;
+  DirHandle(const DirHandle&) = delete;
+  ~DirHandle();
+
+  bool ok() const { return fd_ >= 0; }
+  const std::string& kernel_path() const { return path_; }
+  // As Root's, for `name` below this directory ("state", "gid_attrs/types/0").
+  Result<std::string> read(std::string_view name) const;
+  std::string read_or(std::string_view name, std::string fallback) const;
+  Result<std::string> link_basename(std::string_view name) const;
+  bool exists(std::string_view name) const;
+  bool is_writable(std::string_view name) const;
+
+ private:
+  int fd_;
+  std::string path_;
+  int open_errno_;
+};
+
 class Root {
  public:
   explicit Root(std::string dir);
@@ -35,6 +63,8 @@ class Root {
   Result<std::string> resolve(std::string_view kernel_path) const;
   // Whether anyone may write the file (sysfs: 0644 vs 0444 for SR-IOV mlx4_port files).
   bool is_writable(std::string_view kernel_path) const;
+  // The directory, opened for reading its entries (see DirHandle).
+  DirHandle open_dir(std::string_view kernel_path) const;
 
  private:
   std::string dir_;  // "" for the live system, else without trailing slash

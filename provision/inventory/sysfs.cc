@@ -10,8 +10,8 @@
 namespace rp {
 namespace {
 
-std::optional<unsigned> read_uint(const Root& root, const std::string& p) {
-  auto r = root.read(p);
+std::optional<unsigned> read_uint(const DirHandle& dir, const char* name) {
+  auto r = dir.read(name);
   if (!r) return std::nullopt;
   auto v = parse_uint(trim(*r));
   if (!v || *v > 0xffffffffu) return std::nullopt;
@@ -45,30 +45,30 @@ std::optional<MacAddress> mac_of_gid(std::string_view gid) {
   return m;
 }
 
-RdmaPort read_port(const Root& root, const std::string& dir, unsigned num, bool full) {
+RdmaPort read_port(const DirHandle& dir, unsigned num, bool full) {
   RdmaPort p;
   p.num = num;
-  p.state = parse_port_state(root.read_or(dir + "/state", ""));
-  p.link_layer = parse_link_layer(root.read_or(dir + "/link_layer", ""));
-  p.guid = guid_of_gid(root.read_or(dir + "/gids/0", ""));
+  p.state = parse_port_state(dir.read_or("state", ""));
+  p.link_layer = parse_link_layer(dir.read_or("link_layer", ""));
+  p.guid = guid_of_gid(dir.read_or("gids/0", ""));
   // The plan needs the physical state of a port that is not ACTIVE: a Disabled port is
   // waited for only when asked for by name (rd.rdma.wait=all skips it).
-  if (full || p.state != PortState::kActive) p.phys_state = root.read_or(dir + "/phys_state", "");
+  if (full || p.state != PortState::kActive) p.phys_state = dir.read_or("phys_state", "");
   if (full) {
-    p.rate = root.read_or(dir + "/rate", "");
-    p.lid = static_cast<unsigned>(parse_hex(root.read_or(dir + "/lid", "0")).value_or(0));
-    p.sm_lid = static_cast<unsigned>(parse_hex(root.read_or(dir + "/sm_lid", "0")).value_or(0));
+    p.rate = dir.read_or("rate", "");
+    p.lid = static_cast<unsigned>(parse_hex(dir.read_or("lid", "0")).value_or(0));
+    p.sm_lid = static_cast<unsigned>(parse_hex(dir.read_or("sm_lid", "0")).value_or(0));
   }
   if (p.link_layer != LinkLayer::kEthernet) return p;
   // RoCE: the netdev and the GID types of the port's default GIDs, which the kernel puts
   // first in the table, one per supported type (v1 then v2 on ConnectX, v2 alone on
   // Soft-RoCE). The table has hundreds of entries: read from the start, only as far as
   // needed.
-  p.netdev = root.read_or(dir + "/gid_attrs/ndevs/0", "");
-  if (p.netdev.empty()) p.gid_mac = mac_of_gid(root.read_or(dir + "/gids/0", ""));
+  p.netdev = dir.read_or("gid_attrs/ndevs/0", "");
+  if (p.netdev.empty()) p.gid_mac = mac_of_gid(dir.read_or("gids/0", ""));
   constexpr int kDefaultGidsAtMost = 8;
   for (int i = 0; i < kDefaultGidsAtMost && !(p.roce_v1 && p.roce_v2); ++i) {
-    auto t = root.read(dir + "/gid_attrs/types/" + std::to_string(i));
+    auto t = dir.read("gid_attrs/types/" + std::to_string(i));
     if (!t && t.error().errnum == ENOENT) break;  // the end of the table
     if (!t) continue;                             // an unused entry (EINVAL, EAGAIN)
     p.roce_v1 |= *t == "IB/RoCE v1";
@@ -80,40 +80,41 @@ RdmaPort read_port(const Root& root, const std::string& dir, unsigned num, bool 
 void discover_rdma(const Root& root, Inventory& inv, bool full) {
   for (const auto& name : root.list("/sys/class/infiniband")) {
     const std::string dir = "/sys/class/infiniband/" + name;
+    const DirHandle dev = root.open_dir(dir);
     RdmaDevice d;
     d.name = name;
-    d.node_guid = PortGuid::parse(root.read_or(dir + "/node_guid", ""));
+    d.node_guid = PortGuid::parse(dev.read_or("node_guid", ""));
     if (full) {
-      d.node_type = root.read_or(dir + "/node_type", "");
-      d.sys_image_guid = PortGuid::parse(root.read_or(dir + "/sys_image_guid", ""));
-      d.fw_ver = root.read_or(dir + "/fw_ver", "");
-      d.board_id = root.read_or(dir + "/board_id", "");
-      d.hca_type = root.read_or(dir + "/hca_type", "");
+      d.node_type = dev.read_or("node_type", "");
+      d.sys_image_guid = PortGuid::parse(dev.read_or("sys_image_guid", ""));
+      d.fw_ver = dev.read_or("fw_ver", "");
+      d.board_id = dev.read_or("board_id", "");
+      d.hca_type = dev.read_or("hca_type", "");
     }
-    d.driver = root.link_basename(dir + "/device/driver").value_or("");
-    if (auto parent = root.link_basename(dir + "/device"); parent) {
+    d.driver = dev.link_basename("device/driver").value_or("");
+    if (auto parent = dev.link_basename("device"); parent) {
       d.pci = PciAddress::parse(*parent);
     }
     // Soft devices (rxe, siw) sit on a netdev: /sys/class/infiniband/rxe0/parent. (siw's
     // device link names the NIC's PCI function too: only this file tells them apart.)
-    d.parent_netdev = root.read_or(dir + "/parent", "");
+    d.parent_netdev = dev.read_or("parent", "");
     // siw_main.c siw_device_create copies SIW_NODE_DESC_COMMON into node_desc.
-    d.soft_iwarp = root.read_or(dir + "/node_desc", "") == "Software iWARP stack";
+    d.soft_iwarp = dev.read_or("node_desc", "") == "Software iWARP stack";
     for (const auto& port : root.list(dir + "/ports")) {
       auto n = parse_uint(port);
       if (n) {
-        d.ports.push_back(read_port(root, dir + "/ports/" + port, static_cast<unsigned>(*n), full));
+        d.ports.push_back(
+            read_port(root.open_dir(dir + "/ports/" + port), static_cast<unsigned>(*n), full));
       }
     }
     std::sort(d.ports.begin(), d.ports.end(),
               [](const RdmaPort& a, const RdmaPort& b) { return a.num < b.num; });
     // Current RoCE defaults show only in a configfs directory someone left behind.
-    const std::string cm = "/sys/kernel/config/rdma_cm/" + name;
-    if (root.is_dir(cm)) {
+    if (const DirHandle cm = root.open_dir("/sys/kernel/config/rdma_cm/" + name); cm.ok()) {
       for (auto& p : d.ports) {
-        const std::string port = cm + "/ports/" + std::to_string(p.num);
-        p.cm_roce_mode = root.read_or(port + "/default_roce_mode", "");
-        p.cm_roce_tos = root.read_or(port + "/default_roce_tos", "");
+        const std::string port = "ports/" + std::to_string(p.num);
+        p.cm_roce_mode = cm.read_or(port + "/default_roce_mode", "");
+        p.cm_roce_tos = cm.read_or(port + "/default_roce_tos", "");
       }
     }
     inv.rdma.push_back(std::move(d));
@@ -122,31 +123,31 @@ void discover_rdma(const Root& root, Inventory& inv, bool full) {
 
 void discover_pci(const Root& root, Inventory& inv, bool full) {
   for (const auto& bdf : root.list("/sys/bus/pci/devices")) {
-    const std::string dir = "/sys/bus/pci/devices/" + bdf;
     auto addr = PciAddress::parse(bdf);
     if (!addr) continue;
+    const DirHandle dir = root.open_dir("/sys/bus/pci/devices/" + bdf);
     inv.pci_present.push_back(*addr);
     PciFunction f;
     f.address = *addr;
-    f.driver = root.link_basename(dir + "/driver").value_or("");
+    f.driver = dir.link_basename("driver").value_or("");
     // The IDs are status-only, but for i40e, whose RDMA side (irdma) exists on the X722
     // alone (plan/drivers.cc).
     if (full || f.driver == "i40e") {
-      f.vendor = root.read_or(dir + "/vendor", "");
-      f.device = root.read_or(dir + "/device", "");
+      f.vendor = dir.read_or("vendor", "");
+      f.device = dir.read_or("device", "");
     }
     for (unsigned port = 1; port <= 2; ++port) {
-      const std::string file = dir + "/mlx4_port" + std::to_string(port);
-      auto value = root.read(file);
-      if (!value && !root.exists(file)) continue;  // not an mlx4 function
+      const std::string file = "mlx4_port" + std::to_string(port);
+      auto value = dir.read(file);
+      if (!value && !dir.exists(file)) continue;  // not an mlx4 function
       Mlx4PortFile m;
       m.port = port;
       m.value = value ? *value : "";
-      m.writable = root.is_writable(file);
+      m.writable = dir.is_writable(file);
       // Reading an Ethernet port's mlx4_portN_mtu makes the kernel log "port level mtu is
       // only used for IB ports" (mlx4/main.c show_port_ib_mtu) on every run: IB ports only.
       if (mlx4_link_layer(m.value) == LinkLayer::kInfiniBand)
-        m.mtu = root.read_or(file + "_mtu", "");
+        m.mtu = dir.read_or(file + "_mtu", "");
       f.mlx4_ports.push_back(std::move(m));
     }
     // Only functions that matter to RDMA provisioning: a known RDMA-capable driver, mlx4
@@ -154,7 +155,7 @@ void discover_pci(const Root& root, Inventory& inv, bool full) {
     static const char* kDrivers[] = {
         "mlx4_core", "mlx5_core", "bnxt_en",    "cxgb4", "qede",  "i40e", "ice",    "irdma",
         "hfi1",      "qib",       "vmw_pvrdma", "efa",   "erdma", "hns3", "ocrdma", "mana"};
-    bool rdma_capable = !f.mlx4_ports.empty() || root.is_dir(dir + "/infiniband");
+    bool rdma_capable = !f.mlx4_ports.empty() || dir.exists("infiniband");
     for (const char* d : kDrivers) rdma_capable |= f.driver == d;
     if (rdma_capable) inv.pci.push_back(std::move(f));
   }
@@ -164,21 +165,21 @@ void discover_pci(const Root& root, Inventory& inv, bool full) {
 
 void discover_sysfs_netdevs(const Root& root, Inventory& inv, Detail detail) {
   for (const auto& name : root.list("/sys/class/net")) {
-    const std::string dir = "/sys/class/net/" + name;
+    const DirHandle dir = root.open_dir("/sys/class/net/" + name);
     NetDev n;
     n.name = name;
-    n.ifindex = static_cast<int>(read_uint(root, dir + "/ifindex").value_or(0));
-    n.type = static_cast<int>(read_uint(root, dir + "/type").value_or(0));
-    if (auto a = HwAddress::parse(root.read_or(dir + "/address", ""))) n.address = *a;
+    n.ifindex = static_cast<int>(read_uint(dir, "ifindex").value_or(0));
+    n.type = static_cast<int>(read_uint(dir, "type").value_or(0));
+    if (auto a = HwAddress::parse(dir.read_or("address", ""))) n.address = *a;
     if (n.type == kArphrdInfiniband) {
       // What tells a P_Key child from its parent without the legacy child's files.
-      n.iflink = static_cast<int>(read_uint(root, dir + "/iflink").value_or(0));
-      if (auto b = HwAddress::parse(root.read_or(dir + "/broadcast", ""))) n.broadcast = *b;
+      n.iflink = static_cast<int>(read_uint(dir, "iflink").value_or(0));
+      if (auto b = HwAddress::parse(dir.read_or("broadcast", ""))) n.broadcast = *b;
     }
-    n.mtu = read_uint(root, dir + "/mtu").value_or(0);
-    n.admin_up = (parse_hex(root.read_or(dir + "/flags", "0")).value_or(0) & 0x1) != 0;
-    n.carrier = root.read_or(dir + "/carrier", "0") == "1";  // the plan's link waits
-    if (detail == Detail::kFull) n.operstate = root.read_or(dir + "/operstate", "unknown");
+    n.mtu = read_uint(dir, "mtu").value_or(0);
+    n.admin_up = (parse_hex(dir.read_or("flags", "0")).value_or(0) & 0x1) != 0;
+    n.carrier = dir.read_or("carrier", "0") == "1";  // the plan's link waits
+    if (detail == Detail::kFull) n.operstate = dir.read_or("operstate", "unknown");
     inv.netdevs.push_back(std::move(n));
   }
 }
@@ -192,18 +193,18 @@ void enrich_netdevs(const Root& root, Inventory& inv) {
     if (!fresh) it->second.clear();
   }
   for (auto& n : inv.netdevs) {
-    const std::string dir = "/sys/class/net/" + n.name;
-    if (n.driver.empty()) n.driver = root.link_basename(dir + "/device/driver").value_or("");
-    if (auto parent = root.link_basename(dir + "/device"); parent) {
+    const DirHandle dir = root.open_dir("/sys/class/net/" + n.name);
+    if (n.driver.empty()) n.driver = dir.link_basename("device/driver").value_or("");
+    if (auto parent = dir.link_basename("device"); parent) {
       n.pci = PciAddress::parse(*parent);
     }
     if (n.type == kArphrdInfiniband) {
-      n.dev_port = read_uint(root, dir + "/dev_port").value_or(0);
-      n.ipoib_mode = root.read_or(dir + "/mode", "");
-      if (auto pk = root.read(dir + "/pkey")) {
+      n.dev_port = read_uint(dir, "dev_port").value_or(0);
+      n.ipoib_mode = dir.read_or("mode", "");
+      if (auto pk = dir.read("pkey")) {
         if (auto v = parse_hex(trim(*pk)); v && *v <= 0xffff) n.pkey = static_cast<unsigned>(*v);
       }
-      n.parent = root.read_or(dir + "/parent", "");
+      n.parent = dir.read_or("parent", "");
       if (n.parent.empty() && n.iflink != 0 && n.iflink != n.ifindex) {
         for (const auto& p : inv.netdevs)
           if (p.ifindex == n.iflink) n.parent = p.name;
