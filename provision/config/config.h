@@ -153,6 +153,11 @@ struct Config {
   Sourced<bool> allow_rename_other{false, "default"};
 
   std::vector<Sourced<std::string>> modules;  // in order of first request, no duplicates
+  // In the initramfs, leave the modules of rdma-core's lists (/etc/rdma/modules/*.conf)
+  // to the real root, where rdma-provision.service or rdma-core's own
+  // rdma-load-modules@ units load them: the boot needs only what its devices, settings
+  // and root transport need ([modules] defer, rd.rdma.modules.defer).
+  Sourced<bool> defer_lists{true, "default"};
   std::map<std::string, Sourced<std::string>> module_options;  // module -> "a=1 b=2"
   std::vector<Sourced<std::string>> blacklist;
   // Modules modprobe.d forbids with `install <module> /bin/true` (or false): never loaded.

@@ -117,8 +117,12 @@ class Builder {
     for (const auto* pfc : {&cfg.pfc_tx, &cfg.pfc_rx}) {
       if (*pfc && counts((*pfc)->source)) module(kMlx4Ethernet, (*pfc)->source + " (PFC)");
     }
-    for (const auto& m : cfg.modules)
+    for (const auto& m : cfg.modules) {
+      // Deferred lists load on the real root (plan/modules.cc): not needed in the image,
+      // unless a setting below needs the same module.
+      if (cfg.defer_lists.value && starts_with(m.source, "/etc/rdma/modules/")) continue;
       if (counts(m.source)) module(m.value, m.source);
+    }
     for (const auto& [name, s] : cfg.ipoib) {
       for (const std::string* src :
            {s.mode ? &s.mode->source : nullptr, s.mtu ? &s.mtu->source : nullptr}) {

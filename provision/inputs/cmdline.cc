@@ -49,6 +49,7 @@ void read_bool(const Arg& a, Sourced<bool>& out) {
 
 void read_enabled(const Arg& a) { read_bool(a, a.cfg.enabled); }
 void read_required(const Arg& a) { read_bool(a, a.cfg.required); }
+void read_defer(const Arg& a) { read_bool(a, a.cfg.defer_lists); }
 
 void read_timeout(const Arg& a) {
   if (auto t = parse_timeout(a.value(), a.where, a.diag)) a.cfg.timeout_s = {*t, a.where};
@@ -226,6 +227,7 @@ struct Known {
 constexpr Known kKnown[] = {
     {"rd.rdma", "<boolean>", read_enabled, true},
     {"rd.rdma.modules", "<module>[,<module>...]", read_modules, false},
+    {"rd.rdma.modules.defer", "<boolean>", read_defer, true},
     {"rd.rdma.mlx4", "<pci>/<type1>[,<type2>]", read_mlx4, false},
     {"rd.rdma.mlx4.pfc", "<txmask>[/<rxmask>]", read_pfc, false},
     {"rd.rdma.name", "<ifname>:<guid|mac>", read_name, false},

@@ -140,6 +140,8 @@ constexpr Key kKeys[] = {
        for (auto m : split_list(v))
          if (auto name = parse_module_name(m, p.where, p.diag)) add_module(p.cfg, *name, p.where);
      }},
+    {"modules", "defer",
+     [](P p, V v) { put(p, parse_bool(v, p.where, p.diag), p.cfg.defer_lists); }},
     {"modules", "blacklist",
      [](P p, V v) {
        for (auto m : split_list(v))

@@ -105,6 +105,9 @@ struct Inventory {
   std::map<std::string, std::string> module_params;  // "mlx4_en.pfctx" -> "8"
   bool configfs_mounted = false;
   bool rdma_cm_configfs = false;   // /sys/kernel/config/rdma_cm exists
+  // Running in an initramfs: systemd's and dracut's marker /etc/initrd-release (systemd's
+  // initrd detection, src/basic/initrd-util.c in_initrd) is there.
+  bool initramfs = false;
   std::string netdev_source;       // "netlink" (live) or "sysfs" (a fixture root)
   std::vector<std::string> notes;  // discovery problems worth telling, not fatal
 

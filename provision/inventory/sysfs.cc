@@ -297,6 +297,7 @@ void discover_sysfs(const Root& root, Inventory& inv, Detail detail) {
     if (f.size() >= 3 && f[2] == "configfs") inv.configfs_mounted = true;
   }
   inv.rdma_cm_configfs = root.is_dir("/sys/kernel/config/rdma_cm");
+  inv.initramfs = root.exists("/etc/initrd-release");
 }
 
 }  // namespace rp

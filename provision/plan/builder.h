@@ -40,6 +40,7 @@ class PlanBuilder {
   // Makes `a` wait for `dep` (once), when there is one.
   static void need(Action& a, std::optional<size_t> dep);
   void note(std::string text) { plan_.notes.push_back(std::move(text)); }
+  void defer_module(std::string module) { plan_.deferred_modules.push_back(std::move(module)); }
   Diagnostics& diag() { return plan_.diag; }
 
   // Modules. load_module() plans a load once (none when loaded or blacklisted) and

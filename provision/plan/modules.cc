@@ -96,11 +96,15 @@ Technologies technologies(const PlanBuilder& b) {
   return t;
 }
 
+constexpr char kListDir[] = "/etc/rdma/modules/";
+
+bool is_rdma_core_list(const std::string& source) { return starts_with(source, kListDir); }
+
 // Whether a module asked for by `source` is wanted on this node: rdma-core's lists only
 // with a device of their technology; everything else always.
 std::optional<std::string> list_not_wanted(const Technologies& t, const std::string& source) {
-  static const std::string kDir = "/etc/rdma/modules/";
-  if (!starts_with(source, kDir)) return std::nullopt;
+  static const std::string kDir = kListDir;
+  if (!is_rdma_core_list(source)) return std::nullopt;
   const std::string file = source.substr(kDir.size(), source.find(':') - kDir.size());
   struct List {
     const char* file;
@@ -163,11 +167,17 @@ void plan_modules(PlanBuilder& b) {
   const Technologies tech = technologies(b);
   std::map<std::string, std::vector<std::string>> skipped;  // file -> modules
   std::map<std::string, std::string> why;
+  const bool defer = inv.initramfs && cfg.defer_lists.value;
+  std::map<std::string, std::vector<std::string>> deferred;  // file -> modules
   for (const auto& m : cfg.modules) {
+    const std::string file = m.source.substr(0, m.source.find(':'));
     if (auto no = list_not_wanted(tech, m.source)) {
-      const std::string file = m.source.substr(0, m.source.find(':'));
       skipped[file].push_back(m.value);
       why[file] = *no;
+      continue;
+    }
+    if (defer && is_rdma_core_list(m.source)) {
+      deferred[file].push_back(m.value);
       continue;
     }
     b.load_module(m.value, m.source);
@@ -194,6 +204,28 @@ void plan_modules(PlanBuilder& b) {
   }
   for (const auto& [netdev, l] : cfg.soft_links)
     b.load_module(std::string(module_of(l.kind)), l.source);
+
+  // What the lists ask for and nothing else here needs waits for the real root: loaded
+  // modules, and those a setting or device of this node loads anyway, are not deferred.
+  std::string text;
+  for (const auto& [file, modules] : deferred) {
+    std::string list;
+    for (const auto& m : modules) {
+      if (inv.module_loaded(m) || b.module_action(m)) continue;
+      b.defer_module(m);
+      list += (list.empty() ? "" : " ") + m;
+    }
+    if (!list.empty()) text += (text.empty() ? "" : "; ") + file + ": " + list;
+  }
+  if (!text.empty()) {
+    const std::string by = cfg.defer_lists.source == "default"
+                               ? std::string("[modules] defer = yes, the default")
+                               : cfg.defer_lists.source;
+    b.note("deferred to the real root (" + by +
+           ": the initramfs loads what this node's devices and settings need; "
+           "rdma-provision.service or rdma-core's rdma-load-modules@ load the rest there): " +
+           text);
+  }
 }
 
 }  // namespace rp

@@ -19,6 +19,9 @@ struct Plan {
   // Configured objects that are absent and not expected to appear ("not present"),
   // and other observations; reported, never silently dropped.
   std::vector<std::string> notes;
+  // Modules of rdma-core's lists left to the real root (the initramfs with
+  // [modules] defer on): reported in the state file for the real root.
+  std::vector<std::string> deferred_modules;
   Diagnostics diag;  // cross-checks against the machine (errors make the input invalid)
   unsigned timeout_s = 60;
 };

@@ -52,6 +52,9 @@ std::string plan_json(const Plan& plan) {
   w.key("notes").begin_array();
   for (const auto& n : plan.notes) w.value(n);
   w.end_array();
+  w.key("deferred_modules").begin_array();
+  for (const auto& m : plan.deferred_modules) w.value(m);
+  w.end_array();
   w.key("warnings").begin_array();
   for (const auto& e : plan.diag.warnings) w.value(e.str());
   w.end_array();

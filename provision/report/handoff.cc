@@ -127,6 +127,10 @@ std::string state_json(const Config& cfg, const Plan& plan, const ApplyReport* r
   w.key("notes").begin_array();
   for (const auto& n : plan.notes) w.value(n);
   w.end_array();
+  // Left for the real root to load (rdma-provision.service there does).
+  w.key("deferred_modules").begin_array();
+  for (const auto& m : plan.deferred_modules) w.value(m);
+  w.end_array();
   w.end_object();
   return w.str();
 }

@@ -173,8 +173,27 @@ const std::vector<std::pair<std::string, std::string>> kRdmaCoreFiles = {
      "ATTR{address}==\"?*f4:52:14:03:00:7b:cb:a1\", NAME=\"ib_stor\"\n"},
 };
 
-TEST(ImageNeeds, RdmaCoreFilesAndWhatTheyAskFor) {
+TEST(ImageNeeds, RdmaCoreListsAreLeftToTheRealRootByDefault) {
+  // [modules] defer = yes (the default): the initramfs does not load what only rdma-core's
+  // lists ask for (plan/modules.cc), so the image leaves it out, and with it the modprobe.d
+  // file that only concerns such a module.
   Tree t("rxe-virtio", kRdmaCoreFiles);
+  EXPECT_EQ(t.needs(given({"rdma_rxe"})),
+            std::string(kCore) +
+                "module rdma_rxe  # --drivers\n"
+                "module mlx4_core  # /etc/rdma/mlx4.conf:1\n"
+                "module mlx4_ib  # /etc/rdma/mlx4.conf:1\n"
+                "module mlx4_en  # /etc/rdma/mlx4.conf:1\n"
+                "module ib_ipoib  # /etc/udev/rules.d/70-persistent-ipoib.rules:1\n" +
+                kCrc32 +
+                "file /etc/rdma/mlx4.conf  # read by rdma-provision\n"
+                "file /etc/rdma/modules/rdma.conf  # read by rdma-provision\n"
+                "file /etc/modprobe.d/mlx4.conf  # options for mlx4_en\n"
+                "file /etc/udev/rules.d/70-persistent-ipoib.rules  # read by rdma-provision\n");
+}
+
+TEST(ImageNeeds, RdmaCoreFilesAndWhatTheyAskForWithoutDeferring) {
+  Tree t("rxe-virtio", kRdmaCoreFiles, "rd.rdma.modules.defer=0");
   EXPECT_EQ(t.needs(given({"rdma_rxe"})),
             std::string(kCore) +
                 "module rdma_rxe  # --drivers\n"

@@ -399,6 +399,48 @@ TEST(ModulesPlanner, RdmaCoreListsLoadOnlyWithADeviceOfTheirTechnology) {
   EXPECT_FALSE(loads(early, "opa_vnic")) << plan_text(early);
 }
 
+TEST(ModulesPlanner, InTheInitramfsRdmaCoreListsWaitForTheRealRoot) {
+  // /etc/initrd-release is there: the lists are deferred, what a setting needs is not.
+  Inventory inv = roce_port(true, true);
+  inv.initramfs = true;
+  inv.modules = {"mlx4_ib"};  // rdma_cm not loaded yet
+  Config cfg = rdma_core_lists();
+  RoceSetting r;
+  r.mode = Sourced<RoceMode>{RoceMode::kV2, "cmdline: rd.rdma.roce=mlx4_0/2:v2"};
+  cfg.roce[{RdmaSelector::named("mlx4_0"), 2}] = r;
+  const Plan p = make_plan(cfg, inv);
+  EXPECT_FALSE(loads(p, "ib_uverbs")) << plan_text(p);
+  EXPECT_FALSE(loads(p, "rdma_ucm")) << plan_text(p);
+  EXPECT_TRUE(loads(p, "rdma_cm")) << plan_text(p);  // the RoCE defaults need it now
+  EXPECT_EQ(p.deferred_modules, (std::vector<std::string>{"ib_uverbs", "rdma_ucm"}));
+  bool noted = false;
+  for (const auto& n : p.notes) {
+    noted |= n ==
+             "deferred to the real root ([modules] defer = yes, the default: the initramfs "
+             "loads what this node's devices and settings need; rdma-provision.service or "
+             "rdma-core's rdma-load-modules@ load the rest there): "
+             "/etc/rdma/modules/rdma.conf: ib_uverbs; /etc/rdma/modules/roce.conf: rdma_ucm";
+  }
+  EXPECT_TRUE(noted) << plan_text(p);
+
+  // A module a list names and a setting needs is loaded, and not reported as deferred.
+  Config ipoib = rdma_core_lists();
+  ipoib.modules.push_back({"rdma_cm", "/etc/rdma/modules/rdma.conf:9"});
+  ipoib.roce = cfg.roce;
+  const Plan both = make_plan(ipoib, inv);
+  EXPECT_TRUE(loads(both, "rdma_cm")) << plan_text(both);
+  EXPECT_EQ(both.deferred_modules, (std::vector<std::string>{"ib_uverbs", "rdma_ucm"}));
+
+  // defer = no, or the real root: the lists load as rdma-core's rules decide.
+  cfg.defer_lists = {false, "/etc/rdma-provision/rdma-provision.conf:3"};
+  const Plan now = make_plan(cfg, inv);
+  EXPECT_TRUE(loads(now, "ib_uverbs")) << plan_text(now);
+  EXPECT_TRUE(now.deferred_modules.empty());
+  inv.initramfs = false;
+  cfg.defer_lists = {true, "default"};
+  EXPECT_TRUE(loads(make_plan(cfg, inv), "rdma_ucm"));
+}
+
 TEST(RocePlanner, ANamedDeviceThatADriverLoadRegistersIsPlannedNotDropped) {
   // mlx5_core drives the card; mlx5_ib is not loaded yet, so mlx5_0 does not exist.
   Inventory inv;
