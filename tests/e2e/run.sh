@@ -28,31 +28,6 @@ declare -A NEEDS=(  # images each one needs
     [image]="client-shell client-systemd client-shell-without client-shell-rdma-core"
 )
 
-# ---------------------------------------------------------------- the guests' network
-# 10.77.0.0/24 exists only inside the guests; QEMU carries their frames over UDP between
-# two ports on 127.0.0.1, different for each run of the harness.
-SRV_IP=10.77.0.1 CLI_IP=10.77.0.2 MASK=255.255.255.0
-SRV_MAC=52:54:00:77:00:01 CLI_MAC=52:54:00:77:00:02
-NIC=fabric0   # the client NIC's persistent name, given by rd.rdma.name
-PORT_A=$((20000 + ($$ % 10000) * 2)) PORT_B=$((20001 + ($$ % 10000) * 2))
-
-BOOT="console=ttyS0 panic=-1 rd.shell=0 rd.retry=30"
-ROOT_RDMA="root=nfs4:$SRV_IP:/export/root:rdma,port=20049,vers=4.2 rw"
-ROOT_TCP="root=nfs4:$SRV_IP:/export/root:vers=4.2 rw"
-IP_NIC="ip=$CLI_IP:::$MASK:e2e-client:$NIC:none rd.neednet=1"
-RDMA_ARGS="rd.rdma.rxe=$NIC rd.rdma.roce=rxe0/1:v2:106 rd.rdma.name=$NIC:$CLI_MAC rd.rdma.wait=rxe0/1"
-
-CLIENT_MODULES="base bash udev-rules network-legacy network nfs"
-SYSTEMD_MODULES="systemd systemd-initrd dracut-systemd"
-CLIENT_CONF=(
-    "rdma_provision_binary=$W/bin/rdma-provision"
-    "rdma_provision_config=$E2E/client.conf"
-    "rdma_provision_drivers=rdma_rxe"
-    "rdma_provision_rdma_core=no"
-    # Baked into the image (/etc/cmdline.d): the module must hand it to the binary too.
-    'kernel_cmdline="rd.rdma.timeout=45"'
-)
-
 build_images() {  # the images the selected scenarios need
     local want=" $* " rc=0
     [[ $want == *" server "* ]] && { build_image server "base bash udev-rules e2e-nfs-server" \
@@ -70,28 +45,6 @@ build_images() {  # the images the selected scenarios need
     [[ $want == *" client-shell-rdma-core "* ]] && { build_image client-shell-rdma-core \
         "$CLIENT_MODULES rdma-provision e2e-client" "${CLIENT_CONF[@]/rdma_provision_rdma_core=no/rdma_provision_rdma_core=yes}" || rc=1; }
     return $rc
-}
-
-# ---------------------------------------------------------------- one boot
-# boot_pair SERVER(yes|no) CLIENT_IMAGE CLIENT_APPEND CLIENT_TIMEOUT
-# -> CLIENT_RC (0: powered off by itself), CLIENT_WALL; logs client.log / server.log
-boot_pair() {
-    local with_server=$1 img=$2 append=$3 tmo=$4 t0
-    if [[ $with_server == yes ]]; then
-        start_vm server "$W/img/server.img" \
-            "console=ttyS0 panic=-1 rd.shell=0 e2e.ip=$SRV_IP/24 e2e.lifetime=$((tmo + 60))" \
-            "$SRV_MAC" "$PORT_A" "$PORT_B" $((tmo + 90))
-    fi
-    t0=$(now)
-    start_vm client "$W/img/$img.img" "$append" "$CLI_MAC" "$PORT_B" "$PORT_A" "$tmo"
-    CLIENT_RC=0
-    wait_vm client || CLIENT_RC=$?
-    CLIENT_WALL=$(elapsed "$t0")
-    if [[ $with_server == yes ]]; then
-        # The server powers off once the client wrote /client-done; stop it otherwise.
-        wait_for_line server 'E2E-SERVER: client done' 1 > /dev/null && sleep 3
-        stop_vm server
-    fi
 }
 
 rename_logs() {  # PREFIX: keep one boot's logs when a scenario boots twice
