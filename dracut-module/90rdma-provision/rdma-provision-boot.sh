@@ -5,7 +5,28 @@
 # is configured), "handoff" runs just before switch-root. Exit status 1 means that
 # rd.rdma.required asked to stop the boot: the unit's OnFailure= takes over.
 export DRACUT_SYSTEMD=1
-type getarg > /dev/null 2>&1 || . /lib/dracut-lib.sh
+if [ "$1" = early ]; then
+    type getarg > /dev/null 2>&1 || . /lib/dracut-lib.sh
+else
+    # apply and handoff need only dracut-lib.sh's warn() and info(), which under systemd
+    # are one line on stderr or stdout (the unit sends both to the journal and the
+    # console: dracut-lib.sh's DRACUT_SYSTEMD branch); getcmdline and
+    # getargbool only when the early step left no command line or state: the library is
+    # sourced then. Sourcing it costs a third of a second per unit under emulation, on the
+    # way to the root (tests/bench/qemu_time_to_root.sh).
+    warn() { echo "Warning: $*" >&2; }
+    info() { echo "$*"; }
+    getcmdline() {
+        unset -f getcmdline getargbool
+        . /lib/dracut-lib.sh
+        getcmdline "$@"
+    }
+    getargbool() {
+        unset -f getcmdline getargbool
+        . /lib/dracut-lib.sh
+        getargbool "$@"
+    }
+fi
 . /lib/rdma-provision-lib.sh
 RP_CONTEXT=unit
 

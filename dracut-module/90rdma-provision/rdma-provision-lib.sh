@@ -2,7 +2,8 @@
 # rdma-provision-lib.sh: what the dracut hooks and the systemd units of 90rdma-provision
 # share, installed as /lib/rdma-provision-lib.sh. Every decision about RDMA is the binary's;
 # this file only runs it at the right moments, hands it the command line dracut sees, and
-# applies the failure policy (rd.rdma.required). Needs dracut-lib.sh (getarg, info, warn, die).
+# applies the failure policy (rd.rdma.required). Needs dracut-lib.sh's warn and die, and its
+# getcmdline and getargbool (rdma-provision-boot defines warn and loads the rest on demand).
 
 RP_BIN=/usr/sbin/rdma-provision
 RP_RUN=/run/rdma-provision
@@ -16,7 +17,13 @@ RP_JOB=/lib/dracut/hooks/initqueue/00-rdma-provision.sh
 # The command line as dracut reads it: /etc/cmdline.d/*.conf and /etc/cmdline (baked into
 # the image, e.g. by dracut's kernel_cmdline=) come before /proc/cmdline. Prints the option
 # that gives the binary the same text, or nothing when /proc/cmdline alone is the truth.
+# The early step writes it once, after dracut's cmdline hooks; later steps of the same
+# boot reuse that file.
 rp_cmdline_opt() {
+    if [ "${1:-}" != early ] && [ -s "$RP_RUN/cmdline" ]; then
+        echo "--cmdline $RP_RUN/cmdline"
+        return 0
+    fi
     _rp_extra=
     for _rp_f in /etc/cmdline /etc/cmdline.d/*.conf; do
         [ -s "$_rp_f" ] && _rp_extra=1
@@ -96,7 +103,7 @@ rp_early() {
     rm -f "$RP_RUN/invalid-input"
     _rp_rc=0
     # shellcheck disable=SC2046
-    "$RP_BIN" udev-rules --output "$RP_RULES" --state-env "$RP_RUN/state.env" $(rp_cmdline_opt) \
+    "$RP_BIN" udev-rules --output "$RP_RULES" --state-env "$RP_RUN/state.env" $(rp_cmdline_opt early) \
         > "$RP_RUN/early.log" 2>&1 || _rp_rc=$?
     rp_show "$RP_RUN/early.log"
     case $_rp_rc in

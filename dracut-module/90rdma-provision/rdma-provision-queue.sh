@@ -5,13 +5,16 @@
 # card re-registering after a port type change, slow firmware) are provisioned before
 # dracut's ifup job for them runs.
 PATH=/usr/sbin:/usr/bin:/sbin:/bin
-type getarg > /dev/null 2>&1 || . /lib/dracut-lib.sh
-. /lib/rdma-provision-lib.sh
 
 # With systemd, rdma-provision-apply.service makes the first run after udev settled; until
-# it got there, the devices it will see need no extra run.
-if [ -d /run/systemd/system ] && [ ! -e "$RP_RUN/settled" ]; then
+# it got there, the devices it will see need no extra run. Checked before sourcing
+# anything: udev settles only when this program has ended, and sourcing dracut-lib.sh
+# costs tenths of a second per event under emulation (tests/bench/qemu_time_to_root.sh).
+# The path is RP_RUN's (rdma-provision-lib.sh).
+if [ -d /run/systemd/system ] && [ ! -e /run/rdma-provision/settled ]; then
     exit 0
 fi
+type getarg > /dev/null 2>&1 || . /lib/dracut-lib.sh
+. /lib/rdma-provision-lib.sh
 rp_queue
 exit 0

@@ -18,6 +18,7 @@
 #
 #   tests/bench/qemu_time_to_root.sh          # 3 rounds (12 pair boots, about 15 min)
 #   BENCH_ROUNDS=5 tests/bench/qemu_time_to_root.sh
+#   BENCH_METHODS="A" BENCH_APPEND="systemd.log_target=kmsg" ...   # to look into one method
 #
 # Work directory: tests/e2e/work/bench-root/ (logs per boot, images). The VMs talk only to
 # each other over -netdev dgram on 127.0.0.1 (tests/e2e/lib.sh).
@@ -116,10 +117,10 @@ figures() {  # METHOD ROUND LOG
 }
 
 for ((r = 1; r <= ROUNDS; r++)); do
-    for m in A B C F; do
+    for m in ${BENCH_METHODS:-A B C F}; do
         RUN_DIR=$W/logs/$m-$r
         rm -rf "$RUN_DIR" && mkdir -p "$RUN_DIR"
-        boot_pair yes "root-$m" "${APPEND[$m]}" 300
+        boot_pair yes "root-$m" "${APPEND[$m]} ${BENCH_APPEND:-}" 300
         figures "$m" "$r" "$RUN_DIR/client.log"
         say "round $r method $m: $(tail -n1 "$RESULTS") (client exit $CLIENT_RC, $CLIENT_WALL s)"
     done

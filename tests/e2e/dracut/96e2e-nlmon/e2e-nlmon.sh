@@ -33,34 +33,23 @@ links() { ip -o link show | grep -E ': rpd[0-9]' | sed 's/ qlen [0-9]*//'; }
 addrs() { ip -o addr show dev rpd0 | sed 's/valid_lft.*//'; }
 routes() { ip route show dev rpd0; }
 
-# pair OP STATE-FN UNDO OURS... -- IP...: one operation, both sides (UNDO is one word,
-# a function name, run after each side).
-pair() {
-    local op=$1 st=$2 undo=$3 ours=() ip=()
-    shift 3
+# both CAPTURE OP STATE-FN UNDO OURS... -- IP...: one operation, both sides, each captured
+# by CAPTURE (cap or rcap); UNDO (a function name) runs after each side.
+both() {
+    local capture=$1 op=$2 st=$3 undo=$4 ours=() ip=()
+    shift 4
     while [ $# -gt 0 ] && [ "$1" != -- ]; do ours+=("$1"); shift; done
     shift
     ip=("$@")
-    cap "$op.ours" nl-ops "${ours[@]}"
+    "$capture" "$op.ours" nl-ops "${ours[@]}"
     state "$op.ours" "$st"
     "$undo" > /dev/null 2>&1
-    cap "$op.ip" "${ip[@]}"
+    "$capture" "$op.ip" "${ip[@]}"
     state "$op.ip" "$st"
     "$undo" > /dev/null 2>&1
 }
-rpair() {  # the same through strace, for RDMA netlink
-    local op=$1 st=$2 undo=$3 ours=() ip=()
-    shift 3
-    while [ $# -gt 0 ] && [ "$1" != -- ]; do ours+=("$1"); shift; done
-    shift
-    ip=("$@")
-    rcap "$op.ours" nl-ops "${ours[@]}"
-    state "$op.ours" "$st"
-    "$undo" > /dev/null 2>&1
-    rcap "$op.ip" "${ip[@]}"
-    state "$op.ip" "$st"
-    "$undo" > /dev/null 2>&1
-}
+pair() { both cap "$@"; }    # route netlink
+rpair() { both rcap "$@"; }  # RDMA netlink
 nothing() { :; }
 rename_back() { ip link set rpd1 name rpd0; }
 mtu_back() { ip link set rpd0 mtu 1500; }
