@@ -26,6 +26,11 @@ bool Root::exists(std::string_view p) const {
   return ::stat(path(p).c_str(), &st) == 0;
 }
 
+bool Root::is_fifo(std::string_view p) const {
+  struct stat st;
+  return ::stat(path(p).c_str(), &st) == 0 && S_ISFIFO(st.st_mode);
+}
+
 bool Root::is_dir(std::string_view p) const {
   struct stat st;
   return ::stat(path(p).c_str(), &st) == 0 && S_ISDIR(st.st_mode);
@@ -33,7 +38,11 @@ bool Root::is_dir(std::string_view p) const {
 
 namespace {
 
-// Reads an open file to its end (closing it); `where` names it in errors.
+// Reads an open file to its end (closing it); `where` names it in errors. At most
+// Root::kMaxFileBytes: a kernel attribute is one page, the largest file the program reads
+// (modules.builtin, a 10,000-row node table) well under a megabyte; something larger, or
+// endless (a character device where a file was expected), is an error, not a hang or an
+// ever-growing buffer.
 Result<std::string> read_fd(int fd, std::string_view where) {
   std::string out;
   char buf[4096];
@@ -44,6 +53,13 @@ Result<std::string> read_fd(int fd, std::string_view where) {
       int e = errno;
       ::close(fd);
       return make_error(std::string(where), "cannot read", e);
+    }
+    if (out.size() + static_cast<size_t>(n) > Root::kMaxFileBytes) {
+      ::close(fd);
+      return make_error(std::string(where),
+                        "is larger than " + std::to_string(Root::kMaxFileBytes >> 20) +
+                            " MiB: not an attribute or configuration file",
+                        EFBIG);
     }
     out.append(buf, static_cast<size_t>(n));
     // A sysfs attribute comes whole in one read, and a regular file returns less than
@@ -60,6 +76,11 @@ Result<std::string> read_fd(int fd, std::string_view where) {
 int open_at(int dirfd, const char* path, int flags) {
   return static_cast<int>(::syscall(SYS_openat, dirfd, path, flags | O_CLOEXEC));
 }
+
+// Files are opened non-blocking: a FIFO where a file was expected (a hostile --root tree)
+// opens at once and reads as empty instead of waiting for a writer forever. sysfs,
+// configfs, procfs and regular files ignore the flag.
+constexpr int kReadFlags = O_RDONLY | O_NONBLOCK;
 
 Result<std::string> link_base(int dirfd, const char* path, std::string_view where) {
   char buf[PATH_MAX];
@@ -114,7 +135,7 @@ Result<std::string> DirHandle::read(std::string_view name) const {
   // The path for an error message is made only when there is an error.
   auto where = [&] { return path_ + "/" + std::string(name); };
   if (fd_ < 0) return make_error(where(), "cannot open", open_errno_);
-  int fd = open_at(fd_, CName(name).c_str(), O_RDONLY);
+  int fd = open_at(fd_, CName(name).c_str(), kReadFlags);
   if (fd < 0) return make_error(where(), "cannot open", errno);
   auto r = read_fd(fd, {});
   if (!r) return make_error(where(), r.error().what, r.error().errnum);
@@ -124,7 +145,7 @@ Result<std::string> DirHandle::read(std::string_view name) const {
 std::string DirHandle::read_or(std::string_view name, std::string fallback) const {
   // No error to report, so none is made (absent attributes are common: a port without
   // rdma_cm values, a device without a parent).
-  int fd = fd_ < 0 ? -1 : open_at(fd_, CName(name).c_str(), O_RDONLY);
+  int fd = fd_ < 0 ? -1 : open_at(fd_, CName(name).c_str(), kReadFlags);
   if (fd < 0) return fallback;
   auto r = read_fd(fd, {});
   return r ? std::move(r).value() : fallback;
@@ -156,7 +177,7 @@ DirHandle Root::open_dir(std::string_view p) const {
 }
 
 Result<std::string> Root::read(std::string_view p) const {
-  int fd = open_at(AT_FDCWD, path(p).c_str(), O_RDONLY);
+  int fd = open_at(AT_FDCWD, path(p).c_str(), kReadFlags);
   if (fd < 0) return make_error(std::string(p), "cannot open", errno);
   return read_fd(fd, p);
 }

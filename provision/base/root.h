@@ -41,6 +41,9 @@ class DirHandle {
 
 class Root {
  public:
+  // The most read() returns (see root.cc read_fd); larger files are an error (EFBIG).
+  static constexpr size_t kMaxFileBytes = size_t{8} << 20;
+
   explicit Root(std::string dir);
 
   // The real path for a kernel path: "/sys/class/net" -> "<dir>/sys/class/net".
@@ -51,7 +54,10 @@ class Root {
 
   bool exists(std::string_view kernel_path) const;
   bool is_dir(std::string_view kernel_path) const;
-  // The file's contents without the trailing newline (sysfs prints one).
+  // A named pipe: reads as empty (never blocks), which for an input file must be an error.
+  bool is_fifo(std::string_view kernel_path) const;
+  // The file's contents without the trailing newline (sysfs prints one). Never blocks on a
+  // FIFO; at most kMaxFileBytes.
   Result<std::string> read(std::string_view kernel_path) const;
   // read(), or `fallback` when the file is missing or unreadable.
   std::string read_or(std::string_view kernel_path, std::string fallback) const;

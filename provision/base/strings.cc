@@ -95,7 +95,7 @@ std::string quote(std::string_view s) {
       out += "\\n";
     else if (c == '\t')
       out += "\\t";
-    else if (u < 0x20 || u == 0x7f)
+    else if (u < 0x20 || u >= 0x7f)  // control bytes, and bytes that may not be UTF-8
       out += "\\x" + hex(u, 2);
     else
       out += c;

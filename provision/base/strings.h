@@ -23,7 +23,7 @@ std::optional<uint64_t> parse_uint(std::string_view s);
 std::optional<uint64_t> parse_hex(std::string_view s);
 
 std::string hex(uint64_t v, int width);  // zero-padded lower-case hex, no prefix
-std::string quote(std::string_view s);   // 'value' with control characters escaped
+std::string quote(std::string_view s);   // 'value'; control and non-ASCII bytes as \xNN
 
 // 'value' for a POSIX shell: single quotes keep every byte as it is (newlines, $, `, \),
 // and an embedded ' becomes '\'' (close, escaped quote, reopen).

@@ -16,7 +16,15 @@ void read_one(const Root& root, const std::string& path, Reader reader, Inputs& 
               bool must_exist) {
   auto text = root.read(path);
   if (!text) {
-    if (must_exist || root.exists(path)) in.diag.error(path, text.error().str());
+    const Error& e = text.error();
+    if (must_exist || root.exists(path)) {
+      in.diag.error(path, e.errnum ? e.what + " (" + errno_text(e.errnum) + ")" : e.what);
+    }
+    return;
+  }
+  // Empty may be a pipe read without waiting (Root::read): a configuration is a file.
+  if (text->empty() && root.is_fifo(path)) {
+    in.diag.error(path, "is a named pipe, not a configuration file");
     return;
   }
   in.files_read.push_back(path);

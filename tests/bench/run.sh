@@ -2,8 +2,8 @@
 # Benchmarks: every figure measured side by side in one run, printed with medians, spreads
 # and ratios, then one summary table against the goals. Never asserted by the tests.
 #
-#   tests/bench/run.sh                 everything (about 15 minutes on 2 cores, TCG)
-#   BENCH_QEMU=0 tests/bench/run.sh    without the two QEMU guests (sections 1 and 2)
+#   tests/bench/run.sh                 everything (about 30 minutes on 2 cores, TCG)
+#   BENCH_QEMU=0 tests/bench/run.sh    without the QEMU guests (sections 1, 2 and 6)
 #
 #   1. the provisioning step in QEMU: rdma-provision apply vs the scripted manual procedure
 #      (tests/bench/qemu_provision.sh), wall and CPU time of the process tree, and the
@@ -13,6 +13,9 @@
 #      (plan_bench), and the 10,000-node table
 #   4. reaction latency: veth peer carrier-up to the LinkWatcher, in a network namespace
 #   5. footprint: stripped size and peak RSS of the release binary
+#   6. time to root in QEMU: the diskless client booted with rdma-provision, the guides'
+#      manual procedure, rdma-core's own way and the kernel-only floor
+#      (tests/bench/qemu_time_to_root.sh)
 # Environment: BENCH_ROUNDS (QEMU pairs/rounds, default 7), BENCH_QEMU (1), and those of
 # tests/bench/qemu_lib.sh. Section outputs are kept in tests/e2e/work/bench-results/.
 set -euo pipefail
@@ -64,6 +67,11 @@ footprint() {
 }
 section footprint "5. footprint of the release binary (initramfs sizes: section 1)" footprint
 
+if [[ ${BENCH_QEMU:-1} != 0 ]]; then
+  section root "6. time to root in QEMU: A rdma-provision, B manual procedure, C rdma-core's way, F the floor" \
+    env BENCH_ROUNDS="${BENCH_ROOT_ROUNDS:-5}" bash tests/bench/qemu_time_to_root.sh
+fi
+
 # ------------------------------------------------------------------ summary
 pick() {  # FILE EXTENDED-REGEX -> the first matching line, or "(not measured)"
   local l
@@ -83,7 +91,12 @@ echo "== summary against the goals ($(date -u +%Y-%m-%d); $MACHINE)"
   echo "                                  $(pick scaling '^fit apply')"
   echo "                                  $(pick scaling '^10,000-node table')"
   echo "4. carrier reaction:              $(pick latency 'from set-up call')"
+  echo "   apply syscalls, 64 ports:      $(pick scaling 'strace -f\): +64 ')"
   echo "5. footprint:                     $(pick footprint '^stripped size')"
   echo "                                  $(pick footprint '^peak RSS')"
+  echo "6. time to root:                 $(pick root '^ratios of medians')"
+  echo "                                  $(pick root '^goal RDMA share A <= 1/3')"
+  echo "                                  $(pick root '^goal RDMA share A within')"
+  echo "                                  $(pick root '^goal whole')"
   echo "   initramfs, added to the base:  90rdma-provision $(pick provision '^\+ 90rdma-provision' | awk '{ print $NF }') bytes; tools of the manual script $(pick provision '^\+ tools' | awk '{ print $NF }') bytes"
 } | tee "$OUT/summary.txt"

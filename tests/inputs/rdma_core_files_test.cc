@@ -603,7 +603,8 @@ std::vector<Bad> bad_inputs() {
       {"ModulesNameTooLong", parse_modules_conf, kRdma, std::string(56, 'm') + "\n",
        {R + "1: module name '" + std::string(56, 'm') + "' is longer than 55 bytes"}},
       {"ModulesInvalidUtf8", parse_modules_conf, kRdma, "ib_\xff\xfeipoib\n",
-       {R + "1: module name 'ib_\xff\xfeipoib' may contain only letters, digits, '_' and '-'"}},
+       // Shown escaped: bytes that may not be UTF-8 never reach the console raw.
+       {R + "1: module name 'ib_\\xff\\xfeipoib' may contain only letters, digits, '_' and '-'"}},
       // modprobe.d
       {"PfcTxAboveEightBits", parse_modprobe_conf, kModprobe, "options mlx4_en pfctx=0x100\n",
        {P + "1: pfctx '0x100' is out of range 0..0xff"}},

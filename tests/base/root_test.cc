@@ -1,0 +1,90 @@
+// Root::read and DirHandle against what a hostile or broken tree puts where a kernel
+// attribute or a configuration file should be: a named pipe (must not block), a file
+// larger than any real one or an endless character device (bounded), a symlink loop.
+#include "provision/base/root.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+namespace rp {
+namespace {
+
+class HostileTree : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/rp-root-test.XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    ASSERT_EQ(::mkdir((dir_ + "/sys").c_str(), 0755), 0);
+  }
+  void TearDown() override {
+    const std::string cmd = "rm -rf '" + dir_ + "'";
+    (void)std::system(cmd.c_str());
+  }
+  std::string dir_;
+};
+
+using Clock = std::chrono::steady_clock;
+
+TEST_F(HostileTree, ANamedPipeReadsAtOnceInsteadOfWaitingForAWriter) {
+  ASSERT_EQ(::mkfifo((dir_ + "/sys/state").c_str(), 0644), 0);
+  Root root(dir_);
+  const auto t0 = Clock::now();
+  auto r = root.read("/sys/state");
+  ASSERT_TRUE(r) << r.error().str();
+  EXPECT_EQ(*r, "");
+  EXPECT_EQ(root.open_dir("/sys").read_or("state", "fallback"), "");
+  EXPECT_TRUE(root.is_fifo("/sys/state"));
+  EXPECT_LT(Clock::now() - t0, std::chrono::seconds(2));
+}
+
+TEST_F(HostileTree, AFileLargerThanTheLimitIsAnErrorNotABuffer) {
+  const std::string big = dir_ + "/sys/big";
+  std::ofstream(big).close();  // then sparse: no disk space needed
+  ASSERT_EQ(::truncate(big.c_str(), Root::kMaxFileBytes + 1), 0);
+  Root root(dir_);
+  auto r = root.read("/sys/big");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().errnum, EFBIG);
+  EXPECT_NE(r.error().str().find("/sys/big: is larger than 8 MiB"), std::string::npos)
+      << r.error().str();
+  // Exactly at the limit is still read.
+  ASSERT_EQ(::truncate(big.c_str(), Root::kMaxFileBytes), 0);
+  auto at = root.read("/sys/big");
+  ASSERT_TRUE(at) << at.error().str();
+  EXPECT_EQ(at->size(), Root::kMaxFileBytes);
+}
+
+TEST_F(HostileTree, AnEndlessDeviceIsCutOffAtTheLimit) {
+  ASSERT_EQ(::symlink("/dev/zero", (dir_ + "/sys/zero").c_str()), 0);
+  Root root(dir_);
+  const auto t0 = Clock::now();
+  auto r = root.open_dir("/sys").read("zero");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().errnum, EFBIG);
+  EXPECT_LT(Clock::now() - t0, std::chrono::seconds(5));
+}
+
+TEST_F(HostileTree, ASymlinkLoopIsAnErrorWithItsPath) {
+  ASSERT_EQ(::symlink("b", (dir_ + "/sys/a").c_str()), 0);
+  ASSERT_EQ(::symlink("a", (dir_ + "/sys/b").c_str()), 0);
+  Root root(dir_);
+  auto r = root.read("/sys/a");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().errnum, ELOOP);
+  EXPECT_EQ(r.error().where, "/sys/a");
+  auto d = root.open_dir("/sys").read("a");
+  ASSERT_FALSE(d);
+  EXPECT_EQ(d.error().where, "/sys/a");
+  EXPECT_TRUE(root.list("/sys/a").empty());
+}
+
+}  // namespace
+}  // namespace rp
