@@ -4,6 +4,36 @@
 
 namespace rp {
 
+namespace {
+
+// The length of the well-formed UTF-8 sequence at s[i] (RFC 3629: no overlong forms, no
+// surrogates, at most U+10FFFF), or 0 when the bytes there are not one.
+size_t utf8_sequence(std::string_view s, size_t i) {
+  const auto b = [&](size_t k) { return static_cast<unsigned char>(s[i + k]); };
+  const unsigned char u = b(0);
+  size_t n = 0;
+  unsigned char lo = 0x80, hi = 0xbf;  // the allowed range of the second byte
+  if (u >= 0xc2 && u <= 0xdf) {
+    n = 2;
+  } else if (u >= 0xe0 && u <= 0xef) {
+    n = 3;
+    if (u == 0xe0) lo = 0xa0;  // overlong
+    if (u == 0xed) hi = 0x9f;  // surrogates
+  } else if (u >= 0xf0 && u <= 0xf4) {
+    n = 4;
+    if (u == 0xf0) lo = 0x90;  // overlong
+    if (u == 0xf4) hi = 0x8f;  // above U+10FFFF
+  } else {
+    return 0;
+  }
+  if (i + n > s.size() || b(1) < lo || b(1) > hi) return 0;
+  for (size_t k = 2; k < n; ++k)
+    if (b(k) < 0x80 || b(k) > 0xbf) return 0;
+  return n;
+}
+
+}  // namespace
+
 std::string json_escape(std::string_view s) {
   std::string out;
   out.reserve(s.size() + 2);
@@ -11,7 +41,16 @@ std::string json_escape(std::string_view s) {
   size_t plain = 0;  // start of the run of characters copied as they are
   for (size_t i = 0; i < s.size(); ++i) {
     const unsigned char u = static_cast<unsigned char>(s[i]);
-    if (u >= 0x20 && u != 0x7f && u != '"' && u != '\\') continue;
+    if (u >= 0x20 && u < 0x7f && u != '"' && u != '\\') continue;
+    if (u >= 0x80) {
+      // Well-formed UTF-8 is copied; a byte that is not part of it (a value read from a
+      // file or the command line may hold any byte) becomes \u00XX, so the state file is
+      // always valid JSON, which parsers (jq, Python, nlohmann) refuse otherwise.
+      if (const size_t n = utf8_sequence(s, i)) {
+        i += n - 1;
+        continue;
+      }
+    }
     out.append(s, plain, i - plain);
     plain = i + 1;
     switch (u) {

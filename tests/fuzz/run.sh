@@ -26,9 +26,10 @@ declare -A SRCS=(
   [modprobe_conf]="$config provision/inputs/modprobe_conf.cc"
   [ipoib_rules]="$config provision/inputs/ipoib_rules.cc"
   [sysfs_values]="$base"
+  [json]="$base provision/base/json.cc"
 )
 targets=("$@")
-((${#targets[@]})) || targets=(cmdline native_conf mlx4_conf modules_conf modprobe_conf ipoib_rules sysfs_values)
+((${#targets[@]})) || targets=(cmdline native_conf mlx4_conf modules_conf modprobe_conf ipoib_rules sysfs_values json)
 
 passed=0 failed=0
 for t in "${targets[@]}"; do
