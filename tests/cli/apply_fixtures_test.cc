@@ -24,11 +24,6 @@
 namespace rp {
 namespace {
 
-std::string binary() {
-  return std::string(std::getenv("TEST_SRCDIR")) + "/" + std::getenv("TEST_WORKSPACE") +
-         "/provision/rdma-provision";
-}
-
 // What each case must end with on a plain fixture tree.
 struct Expected {
   int exit_code;
@@ -135,8 +130,9 @@ TEST_P(ApplyOnFixture, OneLinePerActionWantedFilesAndNothingOnASecondRun) {
 
   int st = -1;
   const std::string plan_out =
-      testing::run(binary() + " plan --json" + inputs + " 2>/dev/null", &st);
-  const std::string out = testing::run(binary() + " apply --log stderr" + inputs + " 2>&1", &st);
+      testing::run(testing::tool_binary() + " plan --json" + inputs + " 2>/dev/null", &st);
+  const std::string out =
+      testing::run(testing::tool_binary() + " apply --log stderr" + inputs + " 2>&1", &st);
   EXPECT_EQ(st, exp.exit_code) << out;
   if (!exp.summary) {  // invalid input or disabled: nothing applied, no summary
     EXPECT_EQ(out.find("summary:"), std::string::npos) << out;
@@ -185,14 +181,15 @@ TEST_P(ApplyOnFixture, OneLinePerActionWantedFilesAndNothingOnASecondRun) {
   // A second run: what the first settled is not planned again (what it could not do, a
   // read-only port type or a device created over netlink on a fixture, is), and applying
   // leaves the tree's paths and contents as they are (no write, no mkdir).
-  const auto replan =
-      nlohmann::json::parse(testing::run(binary() + " plan --json" + inputs + " 2>/dev/null", &st));
+  const auto replan = nlohmann::json::parse(
+      testing::run(testing::tool_binary() + " plan --json" + inputs + " 2>/dev/null", &st));
   for (const auto& a : replan["actions"]) {
     const std::string key = a["kind"].get<std::string>() + " " + a["object"].get<std::string>();
     EXPECT_FALSE(settled.count(key)) << "planned again after apply: " << key;
   }
   const std::string before = contents_digest(root);
-  const std::string again = testing::run(binary() + " apply --log stderr" + inputs + " 2>&1", &st);
+  const std::string again =
+      testing::run(testing::tool_binary() + " apply --log stderr" + inputs + " 2>&1", &st);
   EXPECT_NE(again.find("summary: 0 done,"), std::string::npos) << again;
   EXPECT_EQ(contents_digest(root), before) << again;
 }

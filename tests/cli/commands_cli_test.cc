@@ -8,20 +8,11 @@
 namespace rp {
 namespace {
 
-std::string binary() {
-  return std::string(std::getenv("TEST_SRCDIR")) + "/" + std::getenv("TEST_WORKSPACE") +
-         "/provision/rdma-provision";
-}
-
-std::string tree_digest(const std::string& root) {
-  return testing::run("cd '" + root + "' && find . -printf '%p %m %s\\n' | sort | md5sum");
-}
-
 TEST(CheckCli, ReportsEveryErrorWithItsSourceAndExitsTwo) {
   std::string root = testing::unpack_fixture("cx3-vpi");
   int st = -1;
   std::string out =
-      testing::run(binary() + " check --root " + root +
+      testing::run(testing::tool_binary() + " check --root " + root +
                        " --cmdline-string 'rd.rdma.mlx=1 rd.rdma.mlx4=0000:81:00.0/ethernet' 2>&1",
                    &st);
   EXPECT_EQ(st, 2) << out;
@@ -39,30 +30,30 @@ TEST(CheckCli, ReportsEveryErrorWithItsSourceAndExitsTwo) {
 TEST(CheckCli, ValidInputExitsZero) {
   std::string root = testing::unpack_fixture("cx3-vpi");
   int st = -1;
-  std::string out = testing::run(
-      binary() + " check --root " + root + " --cmdline-string 'rd.rdma.mlx4=0000:81:00.0/eth' 2>&1",
-      &st);
+  std::string out = testing::run(testing::tool_binary() + " check --root " + root +
+                                     " --cmdline-string 'rd.rdma.mlx4=0000:81:00.0/eth' 2>&1",
+                                 &st);
   EXPECT_EQ(st, 0) << out;
 }
 
 TEST(ApplyCli, InvalidInputTouchesNothingAndExitsTwo) {
   std::string root = testing::unpack_fixture("cx3-vpi");
-  const std::string before = tree_digest(root);
+  const std::string before = testing::tree_digest(root);
   int st = -1;
-  std::string out = testing::run(binary() + " apply --log stderr --root " + root +
+  std::string out = testing::run(testing::tool_binary() + " apply --log stderr --root " + root +
                                      " --cmdline-string 'rd.rdma.mlx4=0000:81:00.0/eth,eth "
                                      "rd.rdma.roce=mlx4_0/2:v3' 2>&1",
                                  &st);
   EXPECT_EQ(st, 2) << out;
   EXPECT_NE(out.find("RoCE mode 'v3' is not one of v1, v2"), std::string::npos) << out;
   EXPECT_NE(out.find("invalid input: nothing applied"), std::string::npos) << out;
-  EXPECT_EQ(tree_digest(root), before);
+  EXPECT_EQ(testing::tree_digest(root), before);
 }
 
 TEST(ApplyCli, DisabledSaysSoOnceAndDoesNothing) {
   std::string root = testing::unpack_fixture("cx3-vpi");
   int st = -1;
-  std::string out = testing::run(binary() + " apply --log stderr --root " + root +
+  std::string out = testing::run(testing::tool_binary() + " apply --log stderr --root " + root +
                                      " --cmdline-string 'rd.rdma=0 rd.rdma.mlx4=0000:81:00.0/eth'"
                                      " 2>&1",
                                  &st);
@@ -74,7 +65,7 @@ TEST(ApplyCli, DisabledSaysSoOnceAndDoesNothing) {
 TEST(ApplyCli, WritesThePortTypeReportsEachActionAndLeavesState) {
   std::string root = testing::unpack_fixture("cx3-vpi");
   int st = -1;
-  std::string out = testing::run(binary() + " apply --log stderr --root " + root +
+  std::string out = testing::run(testing::tool_binary() + " apply --log stderr --root " + root +
                                      " --cmdline-string 'rd.rdma.mlx4=0000:81:00.0/eth,eth "
                                      "rd.rdma.timeout=5' 2>&1",
                                  &st);
@@ -100,13 +91,15 @@ TEST(ApplyCli, WritesThePortTypeReportsEachActionAndLeavesState) {
 TEST(PlanCli, JsonIsValidAndInvalidInputPlansNothing) {
   std::string root = testing::unpack_fixture("cx5-roce");
   int st = -1;
-  std::string out = testing::run(
-      binary() + " plan --json --root " + root + " --cmdline-string 'rd.rdma.roce=*:v2:106'", &st);
+  std::string out = testing::run(testing::tool_binary() + " plan --json --root " + root +
+                                     " --cmdline-string 'rd.rdma.roce=*:v2:106'",
+                                 &st);
   ASSERT_EQ(st, 0) << out;
   auto j = nlohmann::json::parse(out);
   EXPECT_EQ(j["actions"].size(), 4u);
-  out = testing::run(
-      binary() + " plan --root " + root + " --cmdline-string 'rd.rdma.roce=*:v9' 2>&1", &st);
+  out = testing::run(testing::tool_binary() + " plan --root " + root +
+                         " --cmdline-string 'rd.rdma.roce=*:v9' 2>&1",
+                     &st);
   EXPECT_EQ(st, 2);
   EXPECT_NE(out.find("invalid input, nothing planned"), std::string::npos) << out;
 }
@@ -114,7 +107,7 @@ TEST(PlanCli, JsonIsValidAndInvalidInputPlansNothing) {
 TEST(UdevRulesCli, PrintsTheNamingRulesOfTheInputs) {
   std::string root = testing::unpack_fixture("rxe-virtio");
   int st = -1;
-  std::string out = testing::run(binary() + " udev-rules --root " + root +
+  std::string out = testing::run(testing::tool_binary() + " udev-rules --root " + root +
                                      " --cmdline-string 'rd.rdma.name=fabric0:52:54:00:77:00:02'",
                                  &st);
   EXPECT_EQ(st, 0) << out;
@@ -129,8 +122,8 @@ TEST(UdevRulesCli, WritesMlx4EnsPfcMasksWhereTheKernelsOwnLoadFindsThem) {
   // must be in /run/modprobe.d by then, which the early step writes.
   std::string root = testing::unpack_fixture("cx3-vpi");
   int st = -1;
-  std::string out = testing::run(binary() + " udev-rules --root " + root + " --output " +
-                                     testing::temp_dir("pfc") +
+  std::string out = testing::run(testing::tool_binary() + " udev-rules --root " + root +
+                                     " --output " + testing::temp_dir("pfc") +
                                      "/60.rules --cmdline-string 'rd.rdma.mlx4.pfc=0x08'",
                                  &st);
   ASSERT_EQ(st, 0) << out;
@@ -138,7 +131,7 @@ TEST(UdevRulesCli, WritesMlx4EnsPfcMasksWhereTheKernelsOwnLoadFindsThem) {
   EXPECT_NE(conf.find("\noptions mlx4_en pfctx=0x08 pfcrx=0x08\n"), std::string::npos) << conf;
   // Masks that come from modprobe.d alone are modprobe's business: no file.
   std::string plain = testing::unpack_fixture("cx3-vpi");
-  testing::run(binary() + " udev-rules --root " + plain + " --output " +
+  testing::run(testing::tool_binary() + " udev-rules --root " + plain + " --output " +
                    testing::temp_dir("nopfc") + "/60.rules --cmdline-string ''",
                &st);
   EXPECT_EQ(st, 0);
@@ -160,7 +153,7 @@ TEST(UdevRulesCli, RdmaCoresRenamingRuleLeavesOurSoftDevicesAlone) {
                    root + "/usr/lib/udev/rules.d/60-rdma-persistent-naming.rules",
                &st);
   ASSERT_EQ(st, 0);
-  const std::string cmd = binary() + " udev-rules --root " + root + " --output " +
+  const std::string cmd = testing::tool_binary() + " udev-rules --root " + root + " --output " +
                           testing::temp_dir("guard") + "/60.rules --cmdline-string ";
   std::string out = testing::run(cmd + "'rd.rdma.rxe=eth0:fabric_rxe'", &st);
   ASSERT_EQ(st, 0) << out;
@@ -201,15 +194,16 @@ TEST(UdevRulesCli, APerNodeTableReachesTheEarlyRulesThroughUdevName) {
                "f452:1403:007b:cba1 name=ibstor0\\n' > " +
                root + "/etc/rdma-provision/rdma-provision.conf");
   int st = -1;
-  std::string rules =
-      testing::run(binary() + " udev-rules --root " + root + " --cmdline-string ''", &st);
+  std::string rules = testing::run(
+      testing::tool_binary() + " udev-rules --root " + root + " --cmdline-string ''", &st);
   ASSERT_EQ(st, 0) << rules;
   EXPECT_NE(rules.find("IMPORT{program}=\"/usr/sbin/rdma-provision udev-name --address "
                        "$attr{address}\""),
             std::string::npos)
       << rules;
   EXPECT_NE(rules.find("NAME:=\"$env{RDMA_PROVISION_NAME}\""), std::string::npos) << rules;
-  const std::string ask = binary() + " udev-name --root " + root + " --cmdline-string '' ";
+  const std::string ask =
+      testing::tool_binary() + " udev-name --root " + root + " --cmdline-string '' ";
   EXPECT_EQ(testing::run(ask + "--address 52:54:00:77:00:02", &st),
             "RDMA_PROVISION_NAME=fabric0\n");
   EXPECT_EQ(st, 0);
@@ -229,10 +223,11 @@ TEST(UdevRulesCli, StateEnvOfInvalidInputSaysRequiredAndTheErrors) {
   std::string root = testing::unpack_fixture("rxe-virtio");
   const std::string env = testing::temp_dir("early") + "/state.env";
   int st = -1;
-  std::string out = testing::run(binary() + " udev-rules --root " + root + " --output " +
-                                     testing::temp_dir("rules") + "/60.rules --state-env " + env +
-                                     " --cmdline-string 'rd.rdma.required=1 rd.rdma.mlx=1' 2>&1",
-                                 &st);
+  std::string out =
+      testing::run(testing::tool_binary() + " udev-rules --root " + root + " --output " +
+                       testing::temp_dir("rules") + "/60.rules --state-env " + env +
+                       " --cmdline-string 'rd.rdma.required=1 rd.rdma.mlx=1' 2>&1",
+                   &st);
   EXPECT_EQ(st, 2) << out;
   EXPECT_EQ(testing::run(". " + env + " && echo \"$RP_REQUIRED|$RP_EXIT_CODE|$RP_ERRORS\""),
             "1|2|cmdline: rd.rdma.mlx=1: unknown parameter 'rd.rdma.mlx' (did you mean "

@@ -14,15 +14,6 @@
 namespace rp {
 namespace {
 
-std::string binary() {
-  return std::string(std::getenv("TEST_SRCDIR")) + "/" + std::getenv("TEST_WORKSPACE") +
-         "/provision/rdma-provision";
-}
-
-std::string tree_digest(const std::string& root) {
-  return testing::run("cd '" + root + "' && find . -printf '%p %m %s\\n' | sort | md5sum");
-}
-
 struct Ran {
   int status = -1;
   std::string out;
@@ -34,8 +25,9 @@ struct Ran {
 Ran run_apply(const std::string& root, const std::string& inputs) {
   Ran r;
   const std::string stats = root + "/../time.txt";
-  r.out = testing::run("timeout 20 /usr/bin/time -f '%M %e' -o '" + stats + "' " + binary() +
-                           " apply --log stderr --root '" + root + "' " + inputs + " 2>&1",
+  r.out = testing::run("timeout 20 /usr/bin/time -f '%M %e' -o '" + stats + "' " +
+                           testing::tool_binary() + " apply --log stderr --root '" + root + "' " +
+                           inputs + " 2>&1",
                        &r.status);
   // GNU time writes "Command exited with non-zero status N" first when it did: the
   // figures are on the last line.
@@ -53,7 +45,7 @@ TEST(HostileInput, CommandLineAtTheKernelLimitWithNulAndNonUtf8Bytes) {
                      "x:00:11:22:33:44:55 rd.rdma.timeout=\xff\xfe ";
   while (line.size() + 6 <= 4096) line += "quiet ";  // COMMAND_LINE_SIZE on x86 is 2048..4096
   std::ofstream(root + "/../cmdline", std::ios::binary) << line;
-  const std::string before = tree_digest(root);
+  const std::string before = testing::tree_digest(root);
   Ran r = run_apply(root, "--cmdline '" + root + "/../cmdline'");
   EXPECT_EQ(r.status, 2) << r.out;
   // Every byte that is not printable ASCII is shown escaped, never raw.
@@ -67,7 +59,7 @@ TEST(HostileInput, CommandLineAtTheKernelLimitWithNulAndNonUtf8Bytes) {
       << r.out;
   EXPECT_EQ(r.out.find('\xff'), std::string::npos);
   EXPECT_NE(r.out.find("invalid input: nothing applied"), std::string::npos) << r.out;
-  EXPECT_EQ(tree_digest(root), before);
+  EXPECT_EQ(testing::tree_digest(root), before);
   EXPECT_LT(r.seconds, 5);
 }
 
@@ -91,14 +83,14 @@ TEST(HostileInput, AHundredMegabyteConfigurationIsRefusedWithoutReadingIt) {
   const std::string root = testing::unpack_fixture("rxe-virtio");
   testing::run("mkdir -p '" + root + "/etc/rdma-provision' && truncate -s 100M '" + root +
                "/etc/rdma-provision/rdma-provision.conf'");
-  const std::string before = tree_digest(root);
+  const std::string before = testing::tree_digest(root);
   Ran r = run_apply(root, "--cmdline-string 'rd.rdma.rxe=eth0'");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("error: /etc/rdma-provision/rdma-provision.conf: is larger than 8 MiB: "
                        "not an attribute or configuration file"),
             std::string::npos)
       << r.out;
-  EXPECT_EQ(tree_digest(root), before);
+  EXPECT_EQ(testing::tree_digest(root), before);
   EXPECT_LT(r.peak_kib, 32 * 1024);  // the read stops at the limit
   std::printf("100 MB configuration: %.2f s, peak RSS %ld KiB\n", r.seconds, r.peak_kib);
 }

@@ -9,19 +9,15 @@
 namespace rp {
 namespace {
 
-std::string binary() {
-  return std::string(std::getenv("TEST_SRCDIR")) + "/" + std::getenv("TEST_WORKSPACE") +
-         "/provision/rdma-provision";
-}
-
 TEST(ImageNeedsCli, ListsTheHostsDriversAndTheConfigsModules) {
   const std::string root = testing::unpack_fixture("cx5-ib");
   testing::run("mkdir -p " + root +
                "/etc/rdma-provision && printf '[modules]\\nload = rpcrdma\\n' > " + root +
                "/etc/rdma-provision/rdma-provision.conf");
   int st = -1;
-  std::string out = testing::run(
-      binary() + " image-needs --root " + root + " --cmdline-string 'rd.rdma.rxe=ib0'", &st);
+  std::string out = testing::run(testing::tool_binary() + " image-needs --root " + root +
+                                     " --cmdline-string 'rd.rdma.rxe=ib0'",
+                                 &st);
   EXPECT_EQ(st, 0) << out;
   EXPECT_NE(out.find("\nmodule mlx5_ib  # RDMA driver of mlx5_core ("), std::string::npos) << out;
   EXPECT_NE(out.find("\nmodule rpcrdma  # /etc/rdma-provision/rdma-provision.conf:2\n"),
@@ -36,7 +32,7 @@ TEST(ImageNeedsCli, ListsTheHostsDriversAndTheConfigsModules) {
 TEST(ImageNeedsCli, AsTheDracutModuleCallsItForAnotherMachine) {
   const std::string root = testing::unpack_fixture("cx3-vpi");
   int st = -1;
-  std::string out = testing::run(binary() + " image-needs --root " + root +
+  std::string out = testing::run(testing::tool_binary() + " image-needs --root " + root +
                                      " --drivers 'rdma_rxe' --no-rdma-core --cmdline-string ''",
                                  &st);
   EXPECT_EQ(st, 0) << out;
@@ -57,7 +53,7 @@ TEST(ImageNeedsCli, InvalidInputIsExitTwoWithTheErrorsAndNothingListed) {
   const std::string root = testing::unpack_fixture("cx3-vpi");
   const std::string err = testing::temp_dir("err") + "/err";
   int st = -1;
-  std::string out = testing::run(binary() + " image-needs --root " + root +
+  std::string out = testing::run(testing::tool_binary() + " image-needs --root " + root +
                                      " --generic --cmdline-string 'rd.rdma.rxe=eth0 rd.rdma.mlx=1' "
                                      "2>" +
                                      err,
@@ -73,7 +69,7 @@ TEST(ImageNeedsCli, InvalidInputIsExitTwoWithTheErrorsAndNothingListed) {
 TEST(ImageNeedsCli, AMissingConfigGivenByNameIsAnError) {
   const std::string root = testing::unpack_fixture("cx3-vpi");
   int st = -1;
-  std::string out = testing::run(binary() + " image-needs --root " + root +
+  std::string out = testing::run(testing::tool_binary() + " image-needs --root " + root +
                                      " --config /etc/none.conf --cmdline-string '' 2>&1",
                                  &st);
   EXPECT_EQ(st, 2) << out;

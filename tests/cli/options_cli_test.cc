@@ -10,11 +10,6 @@
 namespace rp {
 namespace {
 
-std::string binary() {
-  return std::string(std::getenv("TEST_SRCDIR")) + "/" + std::getenv("TEST_WORKSPACE") +
-         "/provision/rdma-provision";
-}
-
 struct Outcome {
   int status = -1;
   std::string out, err;
@@ -24,7 +19,7 @@ struct Outcome {
 Outcome run(const std::string& args) {
   Outcome r;
   const std::string err = testing::temp_dir("stderr") + "/err";
-  r.out = testing::run(binary() + " " + args + " 2>'" + err + "'", &r.status);
+  r.out = testing::run(testing::tool_binary() + " " + args + " 2>'" + err + "'", &r.status);
   r.err = testing::run("cat '" + err + "'");
   return r;
 }

@@ -8,14 +8,9 @@
 namespace rp {
 namespace {
 
-std::string binary() {
-  return std::string(std::getenv("TEST_SRCDIR")) + "/" + std::getenv("TEST_WORKSPACE") +
-         "/provision/rdma-provision";
-}
-
 TEST(StatusCli, PrintsVersion) {
   int st = -1;
-  std::string out = testing::run(binary() + " --version", &st);
+  std::string out = testing::run(testing::tool_binary() + " --version", &st);
   EXPECT_EQ(st, 0);
   EXPECT_EQ(out.rfind("rdma-provision ", 0), 0u) << out;
 }
@@ -23,7 +18,7 @@ TEST(StatusCli, PrintsVersion) {
 TEST(StatusCli, TextOnAFixtureListsDevicesPortsAndNetdevs) {
   std::string root = testing::unpack_fixture("cx3-vpi");
   int st = -1;
-  std::string out = testing::run(binary() + " status --root " + root, &st);
+  std::string out = testing::run(testing::tool_binary() + " status --root " + root, &st);
   ASSERT_EQ(st, 0) << out;
   EXPECT_NE(out.find("mlx4_0  driver mlx4_core  pci 0000:81:00.0"), std::string::npos) << out;
   EXPECT_NE(out.find("port 1  ACTIVE/LinkUp  InfiniBand  56 Gb/sec (4X FDR)  guid "
@@ -39,7 +34,7 @@ TEST(StatusCli, TextOnAFixtureListsDevicesPortsAndNetdevs) {
 TEST(StatusCli, JsonOnAFixtureIsValidAndMatchesTheText) {
   std::string root = testing::unpack_fixture("cx5-ib");
   int st = -1;
-  std::string out = testing::run(binary() + " status --json --root " + root, &st);
+  std::string out = testing::run(testing::tool_binary() + " status --json --root " + root, &st);
   ASSERT_EQ(st, 0) << out;
   auto j = nlohmann::json::parse(out);
   ASSERT_EQ(j["rdma_devices"].size(), 1u);
@@ -76,7 +71,8 @@ TEST(StatusCli, EveryFixtureShowsItsDevicesPortsAndLinks) {
       {"rxe-virtio",
        {"rxe0  driver -  on eth0", "eth0  ether  52:54:00:77:00:01", "driver virtio_net",
         "<== rxe0/1"}},
-      {"siw", {"siw0  driver i40e  pci 0000:18:00.0  on ens785f0", "port 1  ACTIVE/LinkUp  Ethernet"}},
+      {"siw",
+       {"siw0  driver i40e  pci 0000:18:00.0  on ens785f0", "port 1  ACTIVE/LinkUp  Ethernet"}},
       {"four-hca",
        {"RDMA devices (4):", "mlx4_3  driver mlx4_core  pci 0000:82:00.0",
         "port 2  INIT/LinkUp  InfiniBand", "ib7  infiniband"}},
@@ -84,7 +80,7 @@ TEST(StatusCli, EveryFixtureShowsItsDevicesPortsAndLinks) {
   for (const auto& w : wants) {
     std::string root = testing::unpack_fixture(w.fixture);
     int st = -1;
-    std::string out = testing::run(binary() + " status --root " + root, &st);
+    std::string out = testing::run(testing::tool_binary() + " status --root " + root, &st);
     EXPECT_EQ(st, 0) << w.fixture;
     for (const char* line : w.lines) {
       EXPECT_NE(out.find(line), std::string::npos) << w.fixture << ": no '" << line << "' in\n"
@@ -95,7 +91,7 @@ TEST(StatusCli, EveryFixtureShowsItsDevicesPortsAndLinks) {
 
 TEST(StatusCli, LiveMachineListsItsLinksThroughNetlink) {
   int st = -1;
-  std::string out = testing::run(binary() + " status", &st);
+  std::string out = testing::run(testing::tool_binary() + " status", &st);
   ASSERT_EQ(st, 0) << out;
   // This machine (and CI) has no RDMA hardware; lo always exists.
   EXPECT_NE(out.find("network links (netlink"), std::string::npos) << out;
@@ -104,14 +100,15 @@ TEST(StatusCli, LiveMachineListsItsLinksThroughNetlink) {
 
 TEST(StatusCli, UnknownOptionIsAUsageError) {
   int st = -1;
-  std::string out = testing::run(binary() + " status --bogus 2>&1", &st);
+  std::string out = testing::run(testing::tool_binary() + " status --bogus 2>&1", &st);
   EXPECT_EQ(st, 2);
   EXPECT_NE(out.find("unknown option '--bogus'"), std::string::npos) << out;
 }
 
 TEST(StatusCli, MissingRootIsReported) {
   int st = -1;
-  std::string out = testing::run(binary() + " status --root /nonexistent/x 2>&1", &st);
+  std::string out =
+      testing::run(testing::tool_binary() + " status --root /nonexistent/x 2>&1", &st);
   EXPECT_EQ(st, 2);
   EXPECT_NE(out.find("/nonexistent/x is not a directory"), std::string::npos) << out;
 }

@@ -49,4 +49,13 @@ std::string unpack_fixture(const std::string& name) {
   return dir;
 }
 
+std::string tool_binary() {
+  return std::string(std::getenv("TEST_SRCDIR")) + "/" + std::getenv("TEST_WORKSPACE") +
+         "/provision/rdma-provision";
+}
+
+std::string tree_digest(const std::string& root) {
+  return run("cd '" + root + "' && find . -printf '%p %m %s\\n' | sort | md5sum");
+}
+
 }  // namespace rp::testing

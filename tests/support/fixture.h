@@ -15,4 +15,10 @@ std::string temp_dir(const std::string& hint);
 // Runs a shell command and returns its stdout; `status` gets the exit status.
 std::string run(const std::string& cmd, int* status = nullptr);
 
+// The rdma-provision binary of a CLI test (its data dependency //provision:rdma-provision).
+std::string tool_binary();
+
+// Every path of the tree with its mode and size: what a run that applies nothing leaves.
+std::string tree_digest(const std::string& root);
+
 }  // namespace rp::testing
