@@ -200,7 +200,8 @@ std::vector<std::string> Root::list(std::string_view p) const {
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     for (long off = 0; off < n;) {
-      // struct linux_dirent64: u64 d_ino, s64 d_off, u16 d_reclen, u8 d_type, char d_name[]
+      // struct linux_dirent64 (include/linux/dirent.h, fs/readdir.c filldir64): u64 d_ino,
+      // s64 d_off, u16 d_reclen, u8 d_type, char d_name[] (NUL-terminated)
       unsigned short reclen;
       std::memcpy(&reclen, buf + off + 16, sizeof reclen);
       const char* name = buf + off + 19;

@@ -101,4 +101,8 @@ void add_module(Config& cfg, std::string name, std::string source) {
   cfg.modules.push_back({std::move(name), std::move(source)});
 }
 
+bool from_rdma_core_list(const std::string& source) {
+  return source.rfind("/etc/rdma/modules/", 0) == 0;
+}
+
 }  // namespace rp

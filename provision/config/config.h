@@ -143,6 +143,10 @@ struct NodeEntry {
 inline constexpr const char* kRdmaRenameRules = "60-rdma-persistent-naming.rules";
 inline constexpr const char* kRdmaRenameGuardMarker = "# rdma-provision: rdma-core's rule";
 
+// Whether a value comes from one of rdma-core's module lists (/etc/rdma/modules/*.conf):
+// the modules [modules] defer leaves to the real root (plan/modules.cc, image/needs.cc).
+bool from_rdma_core_list(const std::string& source);
+
 struct Config {
   Sourced<bool> enabled{true, "default"};
   Sourced<unsigned> timeout_s{60, "default"};    // hard deadline for a whole run
@@ -157,7 +161,7 @@ struct Config {
   // to the real root, where rdma-provision.service or rdma-core's own
   // rdma-load-modules@ units load them: the boot needs only what its devices, settings
   // and root transport need ([modules] defer, rd.rdma.modules.defer).
-  Sourced<bool> defer_lists{true, "default"};
+  Sourced<bool> defer_lists{true, "default"};                  // see from_rdma_core_list()
   std::map<std::string, Sourced<std::string>> module_options;  // module -> "a=1 b=2"
   std::vector<Sourced<std::string>> blacklist;
   // Modules modprobe.d forbids with `install <module> /bin/true` (or false): never loaded.

@@ -120,7 +120,7 @@ class Builder {
     for (const auto& m : cfg.modules) {
       // Deferred lists load on the real root (plan/modules.cc): not needed in the image,
       // unless a setting below needs the same module.
-      if (cfg.defer_lists.value && starts_with(m.source, "/etc/rdma/modules/")) continue;
+      if (cfg.defer_lists.value && from_rdma_core_list(m.source)) continue;
       if (counts(m.source)) module(m.value, m.source);
     }
     for (const auto& [name, s] : cfg.ipoib) {

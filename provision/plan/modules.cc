@@ -96,15 +96,11 @@ Technologies technologies(const PlanBuilder& b) {
   return t;
 }
 
-constexpr char kListDir[] = "/etc/rdma/modules/";
-
-bool is_rdma_core_list(const std::string& source) { return starts_with(source, kListDir); }
-
 // Whether a module asked for by `source` is wanted on this node: rdma-core's lists only
 // with a device of their technology; everything else always.
 std::optional<std::string> list_not_wanted(const Technologies& t, const std::string& source) {
-  static const std::string kDir = kListDir;
-  if (!is_rdma_core_list(source)) return std::nullopt;
+  static const std::string kDir = "/etc/rdma/modules/";
+  if (!from_rdma_core_list(source)) return std::nullopt;
   const std::string file = source.substr(kDir.size(), source.find(':') - kDir.size());
   struct List {
     const char* file;
@@ -176,7 +172,7 @@ void plan_modules(PlanBuilder& b) {
       why[file] = *no;
       continue;
     }
-    if (defer && is_rdma_core_list(m.source)) {
+    if (defer && from_rdma_core_list(m.source)) {
       deferred[file].push_back(m.value);
       continue;
     }
