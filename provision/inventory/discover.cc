@@ -9,24 +9,6 @@
 
 namespace rp {
 
-void discover_sysfs_netdevs(const Root& root, Inventory& inv, Detail detail);  // sysfs.cc
-
-const RdmaDevice* Inventory::find_rdma(const std::string& name) const {
-  for (const auto& d : rdma)
-    if (d.name == name) return &d;
-  return nullptr;
-}
-
-const NetDev* Inventory::find_netdev(const std::string& name) const {
-  for (const auto& n : netdevs)
-    if (n.name == name) return &n;
-  return nullptr;
-}
-
-bool Inventory::module_loaded(const std::string& name) const {
-  return std::binary_search(modules.begin(), modules.end(), name);
-}
-
 bool discover_netlink_links(Inventory& inv) {
   auto links = rtnl_list_links();
   if (!links) {

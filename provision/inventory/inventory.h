@@ -104,7 +104,7 @@ struct Inventory {
   // Parameters of loaded modules that the plan compares (/sys/module/<m>/parameters).
   std::map<std::string, std::string> module_params;  // "mlx4_en.pfctx" -> "8"
   bool configfs_mounted = false;
-  bool rdma_cm_configfs = false;   // /sys/kernel/config/rdma_cm exists
+  bool rdma_cm_configfs = false;  // /sys/kernel/config/rdma_cm exists
   // Running in an initramfs: systemd's and dracut's marker /etc/initrd-release (systemd's
   // initrd detection, src/basic/initrd-util.c in_initrd) is there.
   bool initramfs = false;
@@ -131,6 +131,8 @@ Inventory discover(const Root& root, Detail detail = Detail::kFull);
 void discover_sysfs(const Root& root, Inventory& inv, Detail detail = Detail::kFull);
 // Links from rtnetlink (live system). Returns false with a note when netlink is unusable.
 bool discover_netlink_links(Inventory& inv);
+// Links from /sys/class/net (under a root other than the live system's, or without netlink).
+void discover_sysfs_netdevs(const Root& root, Inventory& inv, Detail detail);
 // Fills in sysfs-only attributes (IPoIB mode, pkey, parent, RDMA association) of netdevs.
 void enrich_netdevs(const Root& root, Inventory& inv);
 // Port MTUs and state from libibverbs; a note when /dev/infiniband is not usable.

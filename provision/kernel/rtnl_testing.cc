@@ -53,4 +53,11 @@ Result<std::vector<uint8_t>> rtnl_ipoib_mode_request(int ifindex, IpoibLinkMode 
   return nl::bytes_of(msg->get());
 }
 
+std::optional<LinkInfo> rtnl_parse_link_reply(const uint8_t* msg, size_t len) {
+  if (len < NLMSG_HDRLEN) return std::nullopt;
+  const auto* h = reinterpret_cast<const nlmsghdr*>(msg);
+  if (h->nlmsg_len < NLMSG_HDRLEN || h->nlmsg_len > len) return std::nullopt;
+  return rtnl_internal::parse_link(h);
+}
+
 }  // namespace rp

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,5 +23,9 @@ Result<std::vector<uint8_t>> rtnl_pkey_child_request(const PkeyChildSpec& spec, 
 
 // The request rtnl_set_ipoib_mode() sends for the link with `ifindex`.
 Result<std::vector<uint8_t>> rtnl_ipoib_mode_request(int ifindex, IpoibLinkMode mode);
+
+// What rtnl_list_links() and rtnl_get_link() make of one reply message of `len` bytes
+// (RTM_NEWLINK); nullopt when it does not parse. For the fuzz target.
+std::optional<LinkInfo> rtnl_parse_link_reply(const uint8_t* msg, size_t len);
 
 }  // namespace rp

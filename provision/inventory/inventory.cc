@@ -1,0 +1,25 @@
+// Inventory's lookups: what the planners ask of a discovered machine (no discovery here,
+// so readers of sysfs alone link without netlink or libibverbs).
+#include "provision/inventory/inventory.h"
+
+#include <algorithm>
+
+namespace rp {
+
+const RdmaDevice* Inventory::find_rdma(const std::string& name) const {
+  for (const auto& d : rdma)
+    if (d.name == name) return &d;
+  return nullptr;
+}
+
+const NetDev* Inventory::find_netdev(const std::string& name) const {
+  for (const auto& n : netdevs)
+    if (n.name == name) return &n;
+  return nullptr;
+}
+
+bool Inventory::module_loaded(const std::string& name) const {
+  return std::binary_search(modules.begin(), modules.end(), name);
+}
+
+}  // namespace rp
