@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "provision/base/strings.h"
 namespace rp {
 
 Root::Root(std::string dir) : dir_(std::move(dir)) {
@@ -236,6 +237,22 @@ bool Root::is_writable(std::string_view p) const {
   struct stat st;
   if (::stat(path(p).c_str(), &st) != 0) return false;
   return (st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) != 0;
+}
+
+Status Root::check_write(std::string_view p) {
+  auto refuse = [&](const char* why) {
+    return make_error(std::string(p), std::string("refusing to write: ") + why, EPERM);
+  };
+  if (p.empty() || p.front() != '/') return refuse("not an absolute path");
+  for (const auto& part : split(p.substr(1), '/')) {
+    if (part.empty() || part == "." || part == "..") {
+      return refuse("a path with an empty, '.' or '..' component");
+    }
+  }
+  for (std::string_view area : {"/sys/", "/run/"}) {
+    if (p.size() > area.size() && p.substr(0, area.size()) == area) return ok_status();
+  }
+  return refuse("only /sys (with configfs at /sys/kernel/config) and /run are written");
 }
 
 }  // namespace rp

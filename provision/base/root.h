@@ -72,6 +72,13 @@ class Root {
   // The directory, opened for reading its entries (see DirHandle).
   DirHandle open_dir(std::string_view kernel_path) const;
 
+  // Where the program may change anything under this root: kernel attributes under /sys
+  // (configfs is mounted at /sys/kernel/config), its own files under /run. Absolute,
+  // without "." or ".." components and without doubled slashes; else EPERM naming the
+  // path. (The files an administrator names on the command line, --output and
+  // --state-env, are written where asked; /dev/kmsg is opened for the log.)
+  static Status check_write(std::string_view kernel_path);
+
  private:
   std::string dir_;  // "" for the live system, else without trailing slash
 };

@@ -21,7 +21,8 @@ namespace rp {
 namespace {
 
 // Writes one of our own files under the root (not a kernel attribute): via a temporary
-// file and rename, so a reader never sees half of it.
+// file and rename, so a reader never sees half of it. The callers: write_run_file, and
+// the files named by --output and --state-env.
 bool write_own_file(const Root& root, const std::string& path, const std::string& text,
                     std::string& err) {
   const std::string real = root.path(path);
@@ -44,6 +45,15 @@ bool write_own_file(const Root& root, const std::string& path, const std::string
   return true;
 }
 
+// One of our files under /run (Root::check_write: nothing outside /sys and /run).
+bool write_run_file(const Root& root, const char* path, const std::string& text, std::string& err) {
+  if (auto st = Root::check_write(path); !st) {
+    err = st.error().str();
+    return false;
+  }
+  return write_own_file(root, path, text, err);
+}
+
 // In the initramfs messages go to the kernel log (console, dmesg, journal).
 Log::Sink make_sink(const Root& root, const std::string& choice) {
   const bool initramfs = root.exists("/etc/initrd-release") || root.exists("/run/initramfs");
@@ -58,8 +68,8 @@ Log::Sink make_sink(const Root& root, const std::string& choice) {
 void write_state(const Root& root, const Config& cfg, const Plan& plan, const ApplyReport* report,
                  Log& log) {
   std::string err;
-  if (!write_own_file(root, kStatePath, state_json(cfg, plan, report), err)) log.error(err);
-  if (!write_own_file(root, kStateEnvPath, state_env(cfg, plan, report), err)) log.error(err);
+  if (!write_run_file(root, kStatePath, state_json(cfg, plan, report), err)) log.error(err);
+  if (!write_run_file(root, kStateEnvPath, state_env(cfg, plan, report), err)) log.error(err);
 }
 
 }  // namespace
@@ -96,7 +106,7 @@ int cmd_apply(const Options& o) {
   write_state(root, in.config, plan, &report, log);
   std::string err;
   if (!in.config.names.empty() &&
-      !write_own_file(root, kRunRulesPath, udev_rules(in.config), err)) {
+      !write_run_file(root, kRunRulesPath, udev_rules(in.config), err)) {
     log.error(err);
   }
   return report.exit_code();
@@ -122,7 +132,7 @@ int cmd_udev_rules(const Options& o) {
   // And mlx4_en's PFC masks, for every load of it from now on (the kernel's own first).
   if (in.config.enabled.value && o.output.size()) {
     const std::string conf = early_modprobe_conf(in.config);
-    if (!conf.empty() && !write_own_file(root, kRunModprobePath, conf, err)) {
+    if (!conf.empty() && !write_run_file(root, kRunModprobePath, conf, err)) {
       std::fprintf(stderr, "rdma-provision: %s\n", err.c_str());
       return 1;
     }
@@ -132,7 +142,7 @@ int cmd_udev_rules(const Options& o) {
     std::string note;
     const std::string guard = rdma_rename_guard(in.config, &note);
     if (!note.empty()) std::fprintf(stderr, "rdma-provision: warning: %s\n", note.c_str());
-    if (!guard.empty() && !write_own_file(root, kRunRdmaRenamePath, guard, err)) {
+    if (!guard.empty() && !write_run_file(root, kRunRdmaRenamePath, guard, err)) {
       std::fprintf(stderr, "rdma-provision: %s\n", err.c_str());
       return 1;
     }

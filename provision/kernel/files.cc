@@ -15,6 +15,7 @@ namespace rp {
 Result<std::string> RealFileOps::read(const std::string& path) { return root_.read(path); }
 
 Status RealFileOps::write(const std::string& path, const std::string& value) {
+  if (auto st = Root::check_write(path); !st) return st;
   const std::string shown = quote(std::string(trim(value)));
   // The raw syscall, as Root::read: musl's open() adds an fcntl() for O_CLOEXEC.
   int fd = static_cast<int>(
@@ -33,6 +34,7 @@ Status RealFileOps::write(const std::string& path, const std::string& value) {
 }
 
 Status RealFileOps::make_dir(const std::string& path) {
+  if (auto st = Root::check_write(path); !st) return st;
   if (::mkdir(root_.path(path).c_str(), 0755) != 0) {
     return make_error(path, "cannot create directory", errno);
   }
@@ -41,6 +43,7 @@ Status RealFileOps::make_dir(const std::string& path) {
 }
 
 Status RealFileOps::remove_dir(const std::string& path) {
+  if (auto st = Root::check_write(path); !st) return st;
   if (::rmdir(root_.path(path).c_str()) != 0)
     return make_error(path, "cannot remove directory", errno);
   ++changes_;
@@ -52,6 +55,7 @@ bool RealFileOps::exists(const std::string& path) { return root_.exists(path); }
 bool RealFileOps::writable(const std::string& path) { return root_.is_writable(path); }
 
 Status RealFileOps::mount(const std::string& fstype, const std::string& path) {
+  if (auto st = Root::check_write(path); !st) return st;
   if (!root_.is_live()) {
     // A fixture root has no kernel to mount anything: the directory stands in for it.
     const std::string real = root_.path(path);

@@ -86,5 +86,23 @@ TEST_F(HostileTree, ASymlinkLoopIsAnErrorWithItsPath) {
   EXPECT_TRUE(root.list("/sys/a").empty());
 }
 
+// #16 item 8: what the executors may write (RealFileOps and the /run files of act.cc
+// ask Root::check_write before any syscall).
+TEST(CheckWrite, SysfsConfigfsAndRunOnly) {
+  for (const char* ok :
+       {"/sys/bus/pci/devices/0000:81:00.0/mlx4_port1", "/sys/kernel/config/rdma_cm/mlx4_0",
+        "/sys/kernel/config", "/run/rdma-provision/state.json", "/run/udev/rules.d/60-x.rules"}) {
+    EXPECT_TRUE(Root::check_write(ok)) << ok;
+  }
+  for (const char* bad : {"/etc/modprobe.d/x.conf", "/sys", "/sys/", "/run", "/runx/a", "/system/a",
+                          "sys/class/net", "", "/sys/../etc/passwd", "/run/./x", "/run//x",
+                          "/sys/class/net/..", "/lib/modules/6.1.0/modules.dep"}) {
+    auto st = Root::check_write(bad);
+    ASSERT_FALSE(st) << bad;
+    EXPECT_EQ(st.error().errnum, EPERM) << bad;
+    EXPECT_EQ(st.error().where, bad);
+  }
+}
+
 }  // namespace
 }  // namespace rp

@@ -131,9 +131,18 @@ TEST_P(ApplyOnFixture, OneLinePerActionWantedFilesAndNothingOnASecondRun) {
   int st = -1;
   const std::string plan_out =
       testing::run(testing::tool_binary() + " plan --json" + inputs + " 2>/dev/null", &st);
+  const std::string marker = root + "/../before-apply";
+  testing::run("touch '" + marker + "'");
   const std::string out =
       testing::run(testing::tool_binary() + " apply --log stderr" + inputs + " 2>&1", &st);
   EXPECT_EQ(st, exp.exit_code) << out;
+  // Writes stay confined (#16 item 8, Root::check_write): every path apply created or
+  // changed is under /sys (configfs included) or /run.
+  std::istringstream changed(
+      testing::run("cd '" + root + "' && find . -mindepth 1 -newer '" + marker + "'"));
+  for (std::string p; std::getline(changed, p);) {
+    EXPECT_TRUE(p.rfind("./sys/", 0) == 0 || p.rfind("./run", 0) == 0) << "apply wrote " << p;
+  }
   if (!exp.summary) {  // invalid input or disabled: nothing applied, no summary
     EXPECT_EQ(out.find("summary:"), std::string::npos) << out;
     return;
