@@ -38,7 +38,16 @@ Answer parse_error_message(const nlmsghdr* h) {
     return a;
   }
   const auto* e = static_cast<const nlmsgerr*>(NLMSG_DATA(h));
-  a.errnum = -e->error;
+  // 0 or a negative errno (af_netlink.c netlink_ack); errnos end at MAX_ERRNO, 4095
+  // (include/linux/err.h). Anything else is not the kernel's answer (and negating INT_MIN
+  // is undefined: the fuzz target found it).
+  const long long error = e->error;
+  if (error > 0 || error < -4095) {
+    a.errnum = EBADMSG;
+    a.kernel_msg = "NLMSG_ERROR with error " + std::to_string(error);
+    return a;
+  }
+  a.errnum = static_cast<int>(-error);
   if (!(h->nlmsg_flags & NLM_F_ACK_TLVS)) return a;
   // The TLVs follow the echoed request: only its header when the kernel capped it.
   size_t offset = NLMSG_HDRLEN + sizeof(int);
