@@ -152,17 +152,74 @@ EOF
     [ -n "$_rp_reason" ] && echo ": $_rp_reason"
 }
 
+# The watchdog's margin past the binary's own deadline (RP_TIMEOUT, rd.rdma.timeout): time
+# to report and write its state after the last wait has ended.
+RP_GRACE=${RP_GRACE:-15}
+
+# The name of signal $1 as kill -l spells it, for the few a crash or a kill gives.
+rp_signal_name() {
+    case $1 in
+        4) echo SIGILL ;; 6) echo SIGABRT ;; 7) echo SIGBUS ;; 8) echo SIGFPE ;;
+        9) echo SIGKILL ;; 11) echo SIGSEGV ;; 15) echo SIGTERM ;; *) echo "signal $1" ;;
+    esac
+}
+
+# Runs "rdma-provision apply" with a watchdog. The binary bounds its own run by
+# rd.rdma.timeout; a process stuck in a system call, or killed, never reports. Past that
+# deadline plus RP_GRACE seconds the watchdog kills it (and records that it did); when
+# even SIGKILL does not end it (a task in an uninterruptible sleep), it wakes this shell
+# (SIGUSR1 interrupts wait) and the boot goes on without it. Sets _rp_rc: the exit
+# status, 128+N after signal N, 255 when the process had to be left behind.
+rp_run_apply() {
+    rp_state > /dev/null 2>&1 || true  # RP_TIMEOUT from the early step
+    _rp_limit=$((${RP_TIMEOUT:-60} + RP_GRACE))
+    rm -f "$RP_RUN/watchdog"
+    # shellcheck disable=SC2046
+    "$RP_BIN" apply $(rp_cmdline_opt) > "$RP_RUN/apply.log" 2>&1 &
+    _rp_pid=$!
+    _rp_shell=$$
+    (
+        _rp_i=0
+        while [ "$_rp_i" -lt "$_rp_limit" ]; do
+            sleep 1
+            kill -0 "$_rp_pid" 2> /dev/null || exit 0
+            _rp_i=$((_rp_i + 1))
+        done
+        echo "$_rp_limit" > "$RP_RUN/watchdog"
+        kill -KILL "$_rp_pid" 2> /dev/null
+        sleep 3
+        kill -0 "$_rp_pid" 2> /dev/null && kill -USR1 "$_rp_shell"
+    ) < /dev/null > /dev/null 2>&1 &
+    _rp_wd=$!
+    trap ':' USR1
+    _rp_rc=0
+    wait "$_rp_pid" || _rp_rc=$?
+    trap - USR1
+    kill "$_rp_wd" 2> /dev/null
+    kill -0 "$_rp_pid" 2> /dev/null && _rp_rc=255
+    return 0
+}
+
+# What the real root must learn when the binary ended without writing its state (killed,
+# crashed, or left behind): state.json and state.env say so, with the reason. Only our own
+# words and numbers go in (no quote or backslash to escape).
+rp_record_crash() {
+    mkdir -p "$RP_RUN"
+    printf '{\n  "exit_code": %s,\n  "crashed": "%s",\n  "summary": "",\n  "actions": []\n}\n' \
+        "$1" "$2" > "$RP_RUN/state.json"
+    printf "RP_EXIT_CODE='%s'\nRP_SUMMARY=''\nRP_ERRORS='%s'\n" "$1" "$2" >> "$RP_RUN/state.env"
+}
+
 # One "rdma-provision apply" and the policy for its exit status (0 all done, 1 some action
-# failed, 2 invalid input, 3 deadline). The binary reports each action to /dev/kmsg itself.
+# failed, 2 invalid input, 3 deadline; above 128 a signal ended it). The binary reports
+# each action to /dev/kmsg itself.
 rp_apply() {
     mkdir -p "$RP_RUN"
     if [ -e "$RP_RUN/invalid-input" ]; then
         : > "$RP_RUN/initqueue.done"
         return 0
     fi
-    _rp_rc=0
-    # shellcheck disable=SC2046
-    "$RP_BIN" apply $(rp_cmdline_opt) > "$RP_RUN/apply.log" 2>&1 || _rp_rc=$?
+    rp_run_apply
     rp_show "$RP_RUN/apply.log"
     rp_state && [ "$RP_ENABLED" = 0 ] && : > "$RP_RUN/disabled"
     : > "$RP_RUN/initqueue.done"
@@ -171,7 +228,19 @@ rp_apply() {
         1) rp_fail "apply: some actions failed (exit 1)$(rp_state_reason)" ;;
         2) rp_fail "apply: invalid input, nothing applied (exit 2)" ;;
         3) rp_fail "apply: the deadline (rd.rdma.timeout) passed before everything was done (exit 3)$(rp_state_reason)" ;;
-        *) rp_fail "apply: exit status $_rp_rc" ;;
+        *)
+            if [ "$_rp_rc" = 255 ]; then
+                _rp_why="apply did not end even after SIGKILL (stuck in the kernel); left behind after $_rp_limit s"
+            elif [ -e "$RP_RUN/watchdog" ]; then
+                _rp_why="apply was still running $_rp_limit s after it started (rd.rdma.timeout ${RP_TIMEOUT:-60} s + $RP_GRACE s): killed"
+            elif [ "$_rp_rc" -gt 128 ]; then
+                _rp_why="apply was killed by $(rp_signal_name $((_rp_rc - 128))) (exit $_rp_rc) before it finished"
+            else
+                _rp_why="apply: exit status $_rp_rc"
+            fi
+            [ "$_rp_rc" -gt 128 ] && rp_record_crash "$_rp_rc" "$_rp_why"
+            rp_fail "$_rp_why; nothing more is known of this run"
+            ;;
     esac
 }
 

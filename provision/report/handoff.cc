@@ -150,6 +150,7 @@ std::string env_text(const Config& cfg, bool enabled, const std::string& exit_co
   set("RP_VERSION", RDMA_PROVISION_VERSION);
   set("RP_ENABLED", enabled ? "1" : "0");
   set("RP_REQUIRED", cfg.required.value ? "1" : "0");
+  set("RP_TIMEOUT", std::to_string(cfg.timeout_s.value));
   set("RP_EXIT_CODE", exit_code);
   set("RP_SUMMARY", summary);
   count("RP_DONE", report ? report->done : 0);

@@ -30,6 +30,7 @@ std::string state_json(const Config& cfg, const Plan& plan, const ApplyReport* r
 // The facts the dracut hooks act on, as `KEY='value'` lines a POSIX shell sources
 // (`. /run/rdma-provision/state.env`), so no hook parses JSON:
 //   RP_VERSION, RP_ENABLED (1/0), RP_REQUIRED (1/0: a failure must stop the boot),
+//   RP_TIMEOUT (the run's deadline in seconds: the hooks' watchdog kills a run stuck past it),
 //   RP_EXIT_CODE and RP_SUMMARY (empty when nothing was applied, e.g. rd.rdma=0),
 //   RP_DONE, RP_ALREADY, RP_SKIPPED, RP_FAILED, RP_TIMED_OUT (action counts),
 //   RP_ERRORS (the error of each failed or timed-out action, one per line),

@@ -101,4 +101,26 @@ out=$(run cx3-vpi 'rd.rdma.required=1' '' 'RP_BIN=/nonexistent/rdma-provision; r
 expect "no binary, no state: dracut's own reading of rd.rdma.required decides" "$out" \
     '^DIE: rdma-provision: could not write the naming rules .* \(exit 127\); rd.rdma.required=1: stopping the boot$'
 
+# A binary that dies or hangs in apply (the e2e scenario 9's test-only wrappers, here
+# around the real binary): the hooks report it once, with the signal or the watchdog's
+# limit, bounded, and leave the real root a state saying what happened.
+fault() {  # STEPS to replace RP_BIN by a wrapper whose "apply" runs $1
+    echo 'mkdir -p "$RP_RUN"; printf "#!/bin/sh\n[ \"\$1\" = apply ] && '"$1"'\nexec %s \"\$@\"\n" "$RP_BIN" > "$RP_RUN/../fault"; chmod +x "$RP_RUN/../fault"; RP_BIN=$RP_RUN/../fault;'
+}
+out=$(run cx3-vpi 'rd.rdma.mlx4=0000:81:00.0/eth rd.rdma.required=1' '' "$(fault 'kill -ABRT \$\$') rp_early && rp_apply")
+expect "the binary aborts, required: stopped with the signal named" "$out" \
+    '^DIE: rdma-provision: apply was killed by SIGABRT \(exit 134\) before it finished; nothing more is known of this run; rd.rdma.required=1: stopping the boot$'
+out=$(run cx3-vpi 'rd.rdma.mlx4=0000:81:00.0/eth' '' "$(fault 'kill -SEGV \$\$') rp_early; rp_apply; cat \"\$RP_RUN/state.json\"; . \"\$RP_RUN/state.env\"; echo \"env: \$RP_EXIT_CODE \$RP_ERRORS\"")
+expect "the binary crashes, not required: a warning, and a state for the real root" "$out" \
+    '^WARN: rdma-provision: apply was killed by SIGSEGV \(exit 139\) before it finished; nothing more is known of this run; the boot continues' \
+    '"exit_code": 139,' '"crashed": "apply was killed by SIGSEGV \(exit 139\) before it finished"' \
+    '^env: 139 apply was killed by SIGSEGV' '^exit 0$'
+t0=$(date +%s)
+out=$(run cx3-vpi 'rd.rdma.mlx4=0000:81:00.0/eth rd.rdma.timeout=1' '' "RP_GRACE=1; $(fault 'exec sleep 60') rp_early; rp_apply; ls \"\$RP_RUN/watchdog\"")
+t1=$(date +%s)
+expect "the binary hangs: killed by the watchdog at rd.rdma.timeout + grace, in $((t1 - t0)) s" "$out" \
+    '^WARN: rdma-provision: apply was still running 2 s after it started \(rd.rdma.timeout 1 s \+ 1 s\): killed; nothing more is known of this run; the boot continues' \
+    '/watchdog$' '^exit 0$'
+((t1 - t0 < 15)) || { echo "FAIL the hung binary's run took $((t1 - t0)) s (limit 2 s + 1 s for the kill)"; failed=1; }
+
 exit $failed

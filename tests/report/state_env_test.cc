@@ -74,6 +74,7 @@ TEST(StateEnv, AfterApplyGivesExitCodeSummaryCountsAndErrors) {
   const std::string env = state_env(cfg, plan, &r);
   EXPECT_EQ(sourced(env, "RP_ENABLED"), "1");
   EXPECT_EQ(sourced(env, "RP_REQUIRED"), "1");
+  EXPECT_EQ(sourced(env, "RP_TIMEOUT"), "60");  // config.h: the default deadline
   EXPECT_EQ(sourced(env, "RP_EXIT_CODE"), "3");
   EXPECT_EQ(sourced(env, "RP_SUMMARY"), r.summary());
   EXPECT_EQ(sourced(env, "RP_DONE"), "1");
@@ -105,8 +106,10 @@ TEST(StateEnv, OfInvalidInputsGivesTheBinarysReadingOfRequiredAndTheErrors) {
   Diagnostics diag;
   diag.error("cmdline: rd.rdma.mlx=1", "unknown parameter 'rd.rdma.mlx'");
   diag.error("cmdline: rd.rdma.roce=*:v9", "RoCE mode 'v9' is not one of v1, v2");
+  cfg.timeout_s = {7, "cmdline: rd.rdma.timeout=7"};
   const std::string env = inputs_state_env(cfg, diag);
   EXPECT_EQ(sourced(env, "RP_REQUIRED"), "1");
+  EXPECT_EQ(sourced(env, "RP_TIMEOUT"), "7");  // the hooks' watchdog reads it
   EXPECT_EQ(sourced(env, "RP_ENABLED"), "1");
   EXPECT_EQ(sourced(env, "RP_EXIT_CODE"), "2");
   EXPECT_EQ(sourced(env, "RP_SUMMARY"), "invalid input: 2 errors");
