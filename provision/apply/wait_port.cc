@@ -1,6 +1,7 @@
 // Waiting for an RDMA port to become ACTIVE: an InfiniBand port once a subnet manager has
 // configured it, a RoCE port once its link is up. The state file has no event, so it is
 // polled with exponential backoff until the run's deadline.
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <optional>
@@ -20,11 +21,16 @@ std::string seconds_text(Clock::duration d) {
 
 // Why a port is not ACTIVE, in the words an administrator needs.
 std::string why_not_active(ApplyContext& ctx, const WaitPort& a, std::optional<PortState> state,
-                           const std::string& port_dir) {
+                           const std::optional<Error>& read_error, const std::string& port_dir) {
   const std::string name = "port " + std::to_string(a.port) + " of " + a.device;
   if (!state) {
     if (!ctx.files.exists("/sys/class/infiniband/" + a.device)) {
       return name + " does not exist: there is no RDMA device " + a.device;
+    }
+    // The file is there but the kernel refuses to show it (EIO from a driver whose
+    // firmware stopped answering, say): that, not absence, is the reason.
+    if (read_error && read_error->errnum != ENOENT) {
+      return "the state of " + name + " cannot be read: " + read_error->str();
     }
     return name + " does not exist";
   }
@@ -52,19 +58,22 @@ Outcome exec_wait_port(ApplyContext& ctx, const Action&, const WaitPort& a) {
   const std::string port_dir =
       "/sys/class/infiniband/" + a.device + "/ports/" + std::to_string(a.port);
   const auto start = Clock::now();
-  std::optional<PortState> last;  // nothing: the state file cannot be read
+  std::optional<PortState> last;    // nothing: the state file cannot be read
+  std::optional<Error> read_error;  // why, the last time
   unsigned looks = 0;
   auto active = [&] {
     ++looks;
     auto s = ctx.files.read(port_dir + "/state");
     last = s ? std::optional<PortState>(parse_port_state(*s)) : std::nullopt;
+    read_error = s ? std::nullopt : std::optional<Error>(s.error());
     return last == PortState::kActive;
   };
   if (wait_backoff(ctx.deadline, active)) {
     if (looks == 1) return Outcome::already("ACTIVE");
     return Outcome::done("ACTIVE after " + seconds_text(Clock::now() - start));
   }
-  Outcome o = Outcome::timed_out(make_error("", why_not_active(ctx, a, last, port_dir)));
+  Outcome o =
+      Outcome::timed_out(make_error("", why_not_active(ctx, a, last, read_error, port_dir)));
   o.detail = "waited " + seconds_text(Clock::now() - start);
   if (last) {
     if (auto phys = ctx.files.read(port_dir + "/phys_state")) o.detail += "; phys_state " + *phys;

@@ -1,5 +1,8 @@
 #include "provision/inputs/load.h"
 
+#include <sys/stat.h>
+
+#include <cerrno>
 #include <map>
 
 #include "provision/base/strings.h"
@@ -17,7 +20,11 @@ void read_one(const Root& root, const std::string& path, Reader reader, Inputs& 
   auto text = root.read(path);
   if (!text) {
     const Error& e = text.error();
-    if (must_exist || root.exists(path)) {
+    // Absent is ENOENT with no directory entry; anything else at the path (a symlink
+    // loop, a dangling link, a directory, an unreadable file) is an error naming it.
+    struct stat st;
+    const bool entry = ::lstat(root.path(path).c_str(), &st) == 0;
+    if (must_exist || e.errnum != ENOENT || entry) {
       in.diag.error(path, e.errnum ? e.what + " (" + errno_text(e.errnum) + ")" : e.what);
     }
     return;

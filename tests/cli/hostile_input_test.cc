@@ -108,5 +108,62 @@ TEST(HostileInput, ANamedPipeWhereTheConfigurationShouldBeDoesNotHang) {
   EXPECT_LT(r.seconds, 5);
 }
 
+// A sysfs attribute the kernel refuses to show (EIO): /proc/self/mem read at address 0
+// gives the reading process EIO (fs/proc/base.c mem_rw: access_remote_vm copies nothing),
+// a real EIO in place of rxe0's port state. The wait names the file and the errno, not a
+// missing port, and ends at the deadline.
+TEST(HostileInput, AnAttributeThatAnswersEioIsNamedWithTheError) {
+  const std::string root = testing::unpack_fixture("rxe-virtio");
+  testing::run("ln -sf /proc/self/mem '" + root + "/sys/class/infiniband/rxe0/ports/1/state'");
+  Ran r = run_apply(root, "--cmdline-string 'rd.rdma.wait=rxe0/1 rd.rdma.timeout=2'");
+  EXPECT_EQ(r.status, 3) << r.out;
+  EXPECT_NE(r.out.find("timed-out  wait-port rxe0/1: UNKNOWN -> ACTIVE: the state of port 1 of "
+                       "rxe0 cannot be read: /sys/class/infiniband/rxe0/ports/1/state: cannot "
+                       "read (Input/output error)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_LT(r.seconds, 6);
+  const std::string status =
+      testing::run(testing::tool_binary() + " status --root '" + root + "' 2>&1", nullptr);
+  EXPECT_NE(status.find("rxe0"), std::string::npos) << status;  // discovery goes on
+}
+
+// A named pipe in place of a sysfs attribute (an attribute whose show() would block):
+// read at once, as empty, never waited on.
+TEST(HostileInput, AnAttributeThatWouldBlockIsReadAtOnce) {
+  const std::string root = testing::unpack_fixture("rxe-virtio");
+  testing::run("rm -f '" + root + "/sys/class/infiniband/rxe0/ports/1/state' && mkfifo '" + root +
+               "/sys/class/infiniband/rxe0/ports/1/state'");
+  Ran r = run_apply(root, "--cmdline-string 'rd.rdma.wait=rxe0/1 rd.rdma.timeout=2'");
+  EXPECT_EQ(r.status, 3) << r.out;  // 124 would be timeout(1): a hang
+  EXPECT_NE(r.out.find("timed-out  wait-port rxe0/1: UNKNOWN -> ACTIVE: port 1 of rxe0 is in an "
+                       "unknown state"),
+            std::string::npos)
+      << r.out;
+  EXPECT_LT(r.seconds, 6);
+}
+
+// Where the configuration should be: a symlink loop, a dangling symlink, a directory.
+// Each is an error naming the file (not taken for an absent file), nothing is applied.
+TEST(HostileInput, ASymlinkLoopOrADirectoryWhereTheConfigurationShouldBe) {
+  for (const char* make :
+       {"ln -s loop.conf '%s/loop.conf' && ln -s loop.conf '%s/rdma-provision.conf'",
+        "mkdir '%s/rdma-provision.conf' && true '%s'"}) {
+    const std::string root = testing::unpack_fixture("rxe-virtio");
+    const std::string dir = root + "/etc/rdma-provision";
+    char cmd[1024];
+    std::snprintf(cmd, sizeof cmd, make, dir.c_str(), dir.c_str());
+    testing::run("mkdir -p '" + dir + "' && " + cmd);
+    const std::string before = testing::tree_digest(root);
+    Ran r = run_apply(root, "--cmdline-string 'rd.rdma.rxe=eth0'");
+    EXPECT_EQ(r.status, 2) << make << "\n" << r.out;
+    EXPECT_NE(r.out.find("error: /etc/rdma-provision/rdma-provision.conf: "), std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("invalid input: nothing applied"), std::string::npos) << r.out;
+    EXPECT_EQ(testing::tree_digest(root), before);
+    EXPECT_LT(r.seconds, 5);
+  }
+}
+
 }  // namespace
 }  // namespace rp
