@@ -1,6 +1,14 @@
 // Waiting for an RDMA port to become ACTIVE: an InfiniBand port once a subnet manager has
 // configured it, a RoCE port once its link is up. The state file has no event, so it is
 // polled with exponential backoff until the run's deadline.
+//
+// A RoCE port is usable only while the interface under it has carrier, and its state file
+// does not always say so: Soft-RoCE on Linux 6.1 sets the port ACTIVE on NETDEV_UP
+// whatever the carrier (rxe_net.c rxe_notify -> rxe_port_up; only NETDEV_CHANGE looks at
+// netif_carrier_ok), seen in QEMU with the NIC's link off from power-on ("infiniband rxe0:
+// set active", then dracut's "No carrier detected"). So for a RoCE port the interface's
+// carrier must be 1 too, when it can be read (net-sysfs.c carrier_show: EINVAL while the
+// interface is down, when the port state alone decides).
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -20,9 +28,24 @@ std::string seconds_text(Clock::duration d) {
 }
 
 // Why a port is not ACTIVE, in the words an administrator needs.
+// The interface under a RoCE port: the kernel's netdev of its first GID (core/sysfs.c
+// print_ndev), else the soft device's parent (rxe_verbs.c parent_show); "" for an
+// InfiniBand port or none.
+std::string roce_netdev(ApplyContext& ctx, const WaitPort& a, const std::string& port_dir) {
+  auto ll = ctx.files.read(port_dir + "/link_layer");
+  if (!ll || parse_link_layer(*ll) != LinkLayer::kEthernet) return "";
+  if (auto n = ctx.files.read(port_dir + "/gid_attrs/ndevs/0"); n && !n->empty()) return *n;
+  return ctx.files.read("/sys/class/infiniband/" + a.device + "/parent").value_or("");
+}
+
 std::string why_not_active(ApplyContext& ctx, const WaitPort& a, std::optional<PortState> state,
-                           const std::optional<Error>& read_error, const std::string& port_dir) {
+                           const std::optional<Error>& read_error, const std::string& port_dir,
+                           const std::string& no_carrier) {
   const std::string name = "port " + std::to_string(a.port) + " of " + a.device;
+  if (state == PortState::kActive && !no_carrier.empty()) {
+    return name + " is ACTIVE but " + no_carrier +
+           " under it has no carrier: no link (cable, switch port, or the peer is down)";
+  }
   if (!state) {
     if (!ctx.files.exists("/sys/class/infiniband/" + a.device)) {
       return name + " does not exist: there is no RDMA device " + a.device;
@@ -58,22 +81,32 @@ Outcome exec_wait_port(ApplyContext& ctx, const Action&, const WaitPort& a) {
   const std::string port_dir =
       "/sys/class/infiniband/" + a.device + "/ports/" + std::to_string(a.port);
   const auto start = Clock::now();
-  std::optional<PortState> last;    // nothing: the state file cannot be read
-  std::optional<Error> read_error;  // why, the last time
+  std::optional<PortState> last;      // nothing: the state file cannot be read
+  std::optional<Error> read_error;    // why, the last time
+  std::optional<std::string> netdev;  // a RoCE port's interface, looked up once
+  std::string no_carrier;             // that interface, while it is up without carrier
   unsigned looks = 0;
   auto active = [&] {
     ++looks;
     auto s = ctx.files.read(port_dir + "/state");
     last = s ? std::optional<PortState>(parse_port_state(*s)) : std::nullopt;
     read_error = s ? std::nullopt : std::optional<Error>(s.error());
-    return last == PortState::kActive;
+    no_carrier.clear();
+    if (last != PortState::kActive) return false;
+    if (!netdev) netdev = roce_netdev(ctx, a, port_dir);
+    if (!netdev->empty() &&
+        ctx.files.read("/sys/class/net/" + *netdev + "/carrier").value_or("") == "0") {
+      no_carrier = *netdev;
+      return false;
+    }
+    return true;
   };
   if (wait_backoff(ctx.deadline, active)) {
     if (looks == 1) return Outcome::already("ACTIVE");
     return Outcome::done("ACTIVE after " + seconds_text(Clock::now() - start));
   }
-  Outcome o =
-      Outcome::timed_out(make_error("", why_not_active(ctx, a, last, read_error, port_dir)));
+  Outcome o = Outcome::timed_out(
+      make_error("", why_not_active(ctx, a, last, read_error, port_dir, no_carrier)));
   o.detail = "waited " + seconds_text(Clock::now() - start);
   if (last) {
     if (auto phys = ctx.files.read(port_dir + "/phys_state")) o.detail += "; phys_state " + *phys;

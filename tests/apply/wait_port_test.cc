@@ -1,6 +1,8 @@
 // Waiting for an RDMA port to become ACTIVE, against fixture trees.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
 #include <regex>
 
 #include "provision/apply/context.h"
@@ -58,7 +60,8 @@ TEST(WaitPort, PortThatBecomesActiveReportsHowLongItTook) {
   Outcome o = execute(r.ctx, wait_port_action("mlx4_0", 2));
   EXPECT_EQ(o.kind, OutcomeKind::kDone) << o.error.str();
   EXPECT_TRUE(std::regex_match(o.detail, std::regex(R"(ACTIVE after \d+\.\d\d s)"))) << o.detail;
-  EXPECT_EQ(r.kernel.calls(), 5u);
+  // Five reads of the state, then the link layer (InfiniBand: no carrier to look at).
+  EXPECT_EQ(r.kernel.calls(), 6u);
 }
 
 TEST(WaitPort, DeviceVanishingWhileWaitingIsNamed) {
@@ -67,6 +70,32 @@ TEST(WaitPort, DeviceVanishingWhileWaitingIsNamed) {
   Outcome o = execute(r.ctx, wait_port_action("mlx4_0", 2));
   EXPECT_EQ(o.kind, OutcomeKind::kTimedOut);
   EXPECT_EQ(o.error.str(), "port 2 of mlx4_0 does not exist: there is no RDMA device mlx4_0");
+}
+
+// Soft-RoCE on 6.1 shows ACTIVE on an interface without carrier (wait_port.cc): the wait
+// goes on until the carrier comes, and names the interface if it never does.
+TEST(WaitPort, RoceActiveWithoutCarrierIsNotReady) {
+  TestRun r("rxe-virtio", 200ms);
+  std::ofstream(r.dir + "/sys/class/net/eth0/carrier") << "0\n";
+  Outcome o = execute(r.ctx, wait_port_action("rxe0", 1));
+  EXPECT_EQ(o.kind, OutcomeKind::kTimedOut);
+  EXPECT_EQ(o.error.str(),
+            "port 1 of rxe0 is ACTIVE but eth0 under it has no carrier: no link (cable, switch "
+            "port, or the peer is down)");
+
+  TestRun r2("rxe-virtio");
+  std::ofstream(r2.dir + "/sys/class/net/eth0/carrier") << "0\n";
+  r2.kernel.set_carrier_after("eth0", "1", 6);
+  Outcome o2 = execute(r2.ctx, wait_port_action("rxe0", 1));
+  EXPECT_EQ(o2.kind, OutcomeKind::kDone) << o2.error.str();
+  EXPECT_TRUE(std::regex_match(o2.detail, std::regex(R"(ACTIVE after \d+\.\d\d s)"))) << o2.detail;
+}
+
+TEST(WaitPort, RoceActiveOnAnInterfaceThatIsDownIsDecidedByThePortState) {
+  TestRun r("rxe-virtio");
+  std::remove((r.dir + "/sys/class/net/eth0/carrier").c_str());  // EINVAL when down
+  Outcome o = execute(r.ctx, wait_port_action("rxe0", 1));
+  EXPECT_EQ(o.kind, OutcomeKind::kAlready) << o.error.str();
 }
 
 }  // namespace

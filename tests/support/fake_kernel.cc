@@ -566,6 +566,12 @@ void FakeKernel::set_port_state_after(const std::string& ibdev, unsigned port,
   });
 }
 
+void FakeKernel::set_carrier_after(const std::string& ifname, const std::string& carrier,
+                                   unsigned calls) {
+  at(calls,
+     [this, ifname, carrier] { put("/sys/class/net/" + ifname + "/carrier", carrier + "\n"); });
+}
+
 // ---- what happened
 
 unsigned FakeKernel::writes_to(const std::string& path) const {

@@ -68,6 +68,9 @@ class FakeKernel : public FileOps {
   // The port's state file reads `state` ("4: ACTIVE") after `calls` further calls.
   void set_port_state_after(const std::string& ibdev, unsigned port, const std::string& state,
                             unsigned calls);
+  // The interface's carrier file reads `carrier` ("0"/"1") after `calls` calls
+  // (net-sysfs.c carrier_show).
+  void set_carrier_after(const std::string& ifname, const std::string& carrier, unsigned calls);
 
   // --- What happened.
   struct WriteAttempt {
