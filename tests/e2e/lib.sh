@@ -157,6 +157,11 @@ prepare_nfsroot() {  # the tiny root the server exports
     cp /bin/busybox "$r/bin/busybox"
     ln -s busybox "$r/bin/sh"
     cp "$E2E/nfsroot/init" "$r/sbin/init" && chmod 0755 "$r/sbin/init"
+    # The real root's own run (what rdma-provision.service does there): the same binary
+    # and configuration as the client's initramfs.
+    mkdir -p "$r/usr/sbin" "$r/etc/rdma-provision"
+    cp "$W/bin/rdma-provision" "$r/usr/sbin/rdma-provision"
+    cp "$E2E/client.conf" "$r/etc/rdma-provision/rdma-provision.conf"
     # systemd's switch-root wants an OS tree.
     printf 'NAME="rdma-provision e2e root"\nID=e2e\nPRETTY_NAME="rdma-provision e2e root"\n' > "$r/etc/os-release"
     cp "$r/etc/os-release" "$r/usr/lib/os-release"
@@ -198,21 +203,76 @@ build_image() {
 }
 
 # --------------------------------------------------------------------- VMs
-# start_vm NAME IMAGE APPEND MAC LOCAL_PORT REMOTE_PORT TIMEOUT_S
+# start_vm NAME IMAGE APPEND MAC LOCAL_PORT REMOTE_PORT TIMEOUT_S [paused|console]
+# "paused": QEMU starts stopped (-S) with a monitor socket (vm_monitor), so the harness can
+# change the machine (set_link) before the guest runs its first instruction.
 start_vm() {
-    local name=$1 img=$2 append=$3 mac=$4 lport=$5 rport=$6 tmo=$7
-    local log=$RUN_DIR/$name.log pidf=$RUN_DIR/$name.pid
-    rm -f "$log" "$pidf"
+    local name=$1 img=$2 append=$3 mac=$4 lport=$5 rport=$6 tmo=$7 paused=${8:-}
+    local log=$RUN_DIR/$name.log pidf=$RUN_DIR/$name.pid extra=()
+    rm -f "$log" "$pidf" "$RUN_DIR/$name.mon"
+    local serial=(-serial "file:$log")
+    [[ $paused == paused ]] && extra=(-S -monitor "unix:$RUN_DIR/$name.mon,server=on,wait=off")
+    # "console": the serial port is also a socket the harness can type into (vm_type); the
+    # log records everything the guest writes, connected or not.
+    [[ $paused == console ]] && serial=(-chardev "socket,id=con0,path=$RUN_DIR/$name.con,server=on,wait=off,logfile=$log" -serial chardev:con0)
     timeout --kill-after=5 "$tmo" qemu-system-x86_64 "${QEMU_ACCEL[@]}" \
         -m 1024 -smp 1 -nodefaults -display none -no-reboot \
         -kernel "$KERNEL" -initrd "$img" -append "$append" \
         -netdev "dgram,id=n0,local.type=inet,local.host=127.0.0.1,local.port=$lport,remote.type=inet,remote.host=127.0.0.1,remote.port=$rport" \
         -device "virtio-net-pci,netdev=n0,mac=$mac" \
-        -serial "file:$log" -pidfile "$pidf" \
+        "${serial[@]}" -pidfile "$pidf" "${extra[@]}" \
         < /dev/null > "$RUN_DIR/$name.qemu.log" 2>&1 &
     VM_PID[$name]=$!
     VM_QEMU_PIDFILE[$name]=$pidf
     echo "$append" > "$RUN_DIR/$name.cmdline"
+}
+
+# vm_monitor NAME COMMAND: one human-monitor command (QEMU's HMP: "set_link n0 off",
+# "cont") on a VM started "paused"; waits up to 10 s for the socket and the prompt.
+vm_monitor() {
+    python3 - "$RUN_DIR/$1.mon" "$2" << 'PY'
+import socket, sys, time
+path, command = sys.argv[1], sys.argv[2]
+end = time.time() + 10
+while True:
+    try:
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(path)
+        break
+    except OSError:
+        if time.time() > end:
+            sys.exit("e2e: no monitor socket at " + path)
+        time.sleep(0.1)
+s.settimeout(10)
+def until_prompt():
+    got = b""
+    while not got.endswith(b"(qemu) "):
+        chunk = s.recv(4096)
+        if not chunk:
+            break
+        got += chunk
+    return got
+until_prompt()
+s.sendall(command.encode() + b"\n")
+answer = until_prompt().decode(errors="replace")
+# The monitor echoes the command; anything else before the prompt is QEMU's complaint.
+lines = [l for l in answer.replace("\r", "").split("\n") if l and "(qemu)" not in l and command not in l]
+if lines:
+    sys.exit("e2e: monitor: " + command + ": " + " ".join(lines))
+PY
+}
+
+# vm_type NAME TEXT: types TEXT on the serial console of a VM started with "console".
+vm_type() {
+    python3 - "$RUN_DIR/$1.con" "$2" << 'PY'
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+for ch in sys.argv[2]:  # a terminal's pace: the guest's tty has a small input buffer
+    s.sendall(ch.encode())
+    time.sleep(0.002)
+time.sleep(0.5)
+PY
 }
 
 # wait_vm NAME -> exit status of timeout(1): 0 = the VM powered off by itself, 124 = timeout
@@ -322,7 +382,12 @@ boot_pair() {
             "$SRV_MAC" "$PORT_A" "$PORT_B" $((tmo + 90))
     fi
     t0=$(now)
-    start_vm client "$W/img/$img.img" "$append" "$CLI_MAC" "$PORT_B" "$PORT_A" "$tmo"
+    # BOOT_HOOK (a function): starts the client paused and is called with it, to act on
+    # the machine while it boots (it must let the guest run: vm_monitor client cont);
+    # BOOT_HOOK_MODE=console starts it running, with a console the hook can type into.
+    start_vm client "$W/img/$img.img" "$append" "$CLI_MAC" "$PORT_B" "$PORT_A" "$tmo" \
+        "${BOOT_HOOK:+${BOOT_HOOK_MODE:-paused}}"
+    [[ -n ${BOOT_HOOK:-} ]] && "$BOOT_HOOK"
     CLIENT_RC=0
     wait_vm client || CLIENT_RC=$?
     CLIENT_WALL=$(elapsed "$t0")

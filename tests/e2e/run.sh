@@ -19,12 +19,15 @@ W=${E2E_WORK:-$E2E/work}
 # shellcheck source=tests/e2e/lib.sh
 . "$E2E/lib.sh"
 
-SCENARIOS=(1-shell-init 2-systemd-init 3-bad-parameter 4-server-absent 5-disabled 6-roce-v1 7-with-50rdma 8-netlink-requests image)
+SCENARIOS=(1-shell-init 2-systemd-init 3-bad-parameter 4-server-absent 5-disabled 6-roce-v1 7-with-50rdma 8-netlink-requests
+    9-binary-fault 10-broken-config 11-port-inactive 12-rd-break image)
 declare -A NEEDS=(  # images each one needs
     [1-shell-init]="server client-shell" [2-systemd-init]="server client-systemd"
     [3-bad-parameter]="server client-shell" [4-server-absent]="client-shell"
     [5-disabled]="server client-systemd" [6-roce-v1]="server client-systemd"
     [7-with-50rdma]="server client-systemd-50rdma" [8-netlink-requests]="nlmon"
+    [9-binary-fault]="server client-shell-fault" [10-broken-config]="server client-shell-badconf"
+    [11-port-inactive]="server client-shell" [12-rd-break]="server client-shell"
     [image]="client-shell client-systemd client-shell-without client-shell-rdma-core"
 )
 
@@ -42,6 +45,10 @@ build_images() {  # the images the selected scenarios need
         "$SYSTEMD_MODULES $CLIENT_MODULES rdma rdma-provision e2e-client" "${CLIENT_CONF[@]/rdma_provision_rdma_core=no/rdma_provision_rdma_core=yes}" || rc=1; }
     [[ $want == *" nlmon "* ]] && { build_image nlmon "base bash e2e-client e2e-nlmon" \
         "e2e_nlmon_bins=\"$W/bin/nl_ops $W/bin/nlcap $W/bin/rdma-provision\"" || rc=1; }
+    [[ $want == *" client-shell-fault "* ]] && { build_image client-shell-fault \
+        "$CLIENT_MODULES rdma-provision e2e-client" "${CLIENT_CONF[@]}" "e2e_fault_wrapper=yes" || rc=1; }
+    [[ $want == *" client-shell-badconf "* ]] && { build_image client-shell-badconf \
+        "$CLIENT_MODULES rdma-provision e2e-client" "${CLIENT_CONF[@]}" "e2e_broken_config=$E2E/broken.conf" || rc=1; }
     [[ $want == *" client-shell-rdma-core "* ]] && { build_image client-shell-rdma-core \
         "$CLIENT_MODULES rdma-provision e2e-client" "${CLIENT_CONF[@]/rdma_provision_rdma_core=no/rdma_provision_rdma_core=yes}" || rc=1; }
     return $rc
@@ -79,6 +86,12 @@ scenario_boot() {  # shared by 1 and 2: the full boot with rd.rdma.required=1
     check_line "$log" 'rdma-provision: [0-9]+ actions? planned, deadline 45 s' \
         "the binary got the command line baked into the image (rd.rdma.timeout=45 in /etc/cmdline.d)"
     check_line "$RUN_DIR/server.log" 'E2E-SERVER: client done' "server saw the client's write over NFS/RDMA"
+    # The real root's own run (nfsroot/init, as rdma-provision.service): nothing to do,
+    # and the interface that carries the root stays up (the write above came after it).
+    check_line "$log" 'NFSROOT: second apply: exit 0 in 0\.[0-9]+ s' "second apply on the real root: exit 0 within 1 s"
+    check_line "$log" 'NFSROOT: second apply \| .*summary: 0 done, [0-9]+ already, 0 skipped, 0 failed' \
+        "second apply changed nothing"
+    check_line "$log" "NFSROOT: netdev $NIC address .* operstate up" "$NIC, which carries the root, is up after it"
 }
 
 scenario_1-shell-init() { scenario_boot client-shell; }
@@ -222,6 +235,148 @@ scenario_8-netlink-requests() {
     check_no_line "$log" 'E2E-NLMON: plan with rxe_t on eth0: .*soft-link' "... and planned no second link: it sees rxe_t through RDMA netlink (the kernel would answer EEXIST)"
     check_line "$log" 'E2E-NLMON: first apply: .*soft-link rxe0.*done' "apply created rxe0 on eth0"
     check_line "$log" 'E2E-NLMON: second apply: .*0 done' "a second apply changes nothing"
+}
+
+scenario_9-binary-fault() {
+    # The binary dies or hangs in apply (test-only image: e2e-fault.sh stands in for it and
+    # runs the real one for everything else). (a) It aborts, not required: the hooks name
+    # the signal once and the boot goes on (root over NFS/TCP); the real root gets a state
+    # saying what happened. (b) It hangs, required: the hooks' watchdog kills it at
+    # rd.rdma.timeout + 15 s and the boot stops, bounded.
+    local log=$RUN_DIR/abort-client.log
+    boot_pair yes client-shell-fault \
+        "$BOOT $ROOT_TCP ip=$CLI_IP:::$MASK:e2e-client:$NIC:none rd.neednet=1 $RDMA_ARGS e2e.fault=abort" 300
+    rename_logs abort
+    check_true "$CLIENT_RC" "(a) abort: client VM powered off by itself (exit $CLIENT_RC) in $CLIENT_WALL s"
+    # Once in the kernel log (dracut's warn also echoes it to the console, untimestamped).
+    check_count "$log" '^\[ *[0-9.]+\] dracut Warning: rdma-provision: apply was killed by SIGABRT \(exit 134\) before it finished; .*the boot continues' 1 \
+        "(a) the crash is reported once, with the signal, and the boot continues"
+    check_line "$log" 'E2E-RESULT: BOOTED' "(a) the client booted into the NFS root"
+    check_line "$log" 'NFSROOT: root mount: .* / nfs4 .*proto=tcp' "(a) / is NFS over TCP"
+    check_line "$log" 'NFSROOT: \| +"exit_code": 134' "(a) the real root's state.json: exit_code 134"
+    check_line "$log" 'NFSROOT: \| +"crashed": "apply was killed by SIGABRT' "(a) ... and what happened"
+
+    log=$RUN_DIR/hang-client.log
+    boot_pair no client-shell-fault \
+        "$BOOT $ROOT_RDMA $IP_NIC $RDMA_ARGS rd.rdma.required=1 rd.rdma.timeout=10 e2e.fault=hang" 240
+    rename_logs hang
+    check_true "$CLIENT_RC" "(b) hang: client VM powered off by itself (exit $CLIENT_RC) in $CLIENT_WALL s"
+    check_line "$log" 'rdma-provision: apply was still running 25 s after it started \(rd.rdma.timeout 10 s \+ 15 s\): killed; .*stopping the boot' \
+        "(b) the watchdog killed the hung apply at rd.rdma.timeout + 15 s and says so"
+    check_line "$log" 'E2E-RESULT: EMERGENCY' "(b) dracut's emergency path ran"
+    check_line "$log" 'E2E-EMERGENCY: state.json \| +"exit_code": 137' "(b) the state records the kill (137)"
+    check_no_line "$log" 'E2E-ONLINE: ' "(b) dracut never configured the network"
+}
+
+scenario_10-broken-config() {
+    # A syntax error in the configuration baked into the image (tests/e2e/broken.conf,
+    # line 6): the error with file:line on the console (the kernel log), nothing applied,
+    # and the policy of a bad parameter: the boot continues, or stops when required.
+    local log=$RUN_DIR/not-required-client.log
+    local err='rdma-provision: error: /etc/rdma-provision/rdma-provision\.conf:6: section header .\[roce. is missing its closing .\].'
+    # The first line of defence: dracut does not build an image from it (the image is
+    # then built with the good one, and e2e_broken_config puts the broken one in).
+    local refused=0
+    build_image client-shell-badconf-refused "$CLIENT_MODULES rdma-provision e2e-client" \
+        "${CLIENT_CONF[@]/#rdma_provision_config=*/rdma_provision_config=$E2E/broken.conf}" > /dev/null 2>&1 || refused=1
+    cp "$W/logs/build-client-shell-badconf-refused.log" "$RUN_DIR/" 2> /dev/null
+    check_true "$((1 - refused))" "dracut refused to build an image from the broken configuration"
+    check_line "$RUN_DIR/build-client-shell-badconf-refused.log" '90rdma-provision: error: .*/broken\.conf:6: section header' \
+        "... naming file and line"
+    boot_pair yes client-shell-badconf \
+        "$BOOT $ROOT_TCP ip=$CLI_IP:::$MASK:e2e-client::none rd.neednet=1 $RDMA_ARGS" 300
+    rename_logs not-required
+    check_true "$CLIENT_RC" "(a) not required: client VM powered off by itself (exit $CLIENT_RC) in $CLIENT_WALL s"
+    check_line "$log" "$err" "(a) the error names the file and line"
+    check_line "$log" 'rdma-provision: invalid input.*the boot continues' "(a) the boot continues, and says so"
+    check_line "$log" 'E2E-RESULT: BOOTED' "(a) the client booted into the NFS root (over TCP)"
+    check_line "$log" 'NFSROOT: rdma devices: none' "(a) nothing was provisioned"
+
+    log=$RUN_DIR/required-client.log
+    boot_pair no client-shell-badconf "$BOOT $ROOT_RDMA $IP_NIC $RDMA_ARGS rd.rdma.required=1" 240
+    rename_logs required
+    check_true "$CLIENT_RC" "(b) required: client VM powered off by itself (exit $CLIENT_RC) in $CLIENT_WALL s"
+    check_line "$log" "$err" "(b) the error names the file and line"
+    check_line "$log" 'rdma-provision: .*invalid input.*stopping the boot' "(b) the boot is stopped, with the reason"
+    check_line "$log" 'E2E-RESULT: EMERGENCY' "(b) dracut's emergency path ran"
+}
+
+link_off_at_start() {  # BOOT_HOOK: the client's NIC has no carrier when the guest starts
+    vm_monitor client "set_link n0 off" && vm_monitor client cont
+}
+
+link_off_until_provisioned() {  # BOOT_HOOK: ... and gets it back once rdma-provision gave up
+    link_off_at_start || return
+    if wait_for_line client 'rdma-provision: apply: the deadline' 180; then
+        vm_monitor client "set_link n0 on"
+        echo "link restored at $(elapsed "$BOOT_T0") s" > "$RUN_DIR/link-restored"
+    fi
+}
+
+scenario_11-port-inactive() {
+    # The NIC under Soft-RoCE has no carrier (QEMU's set_link off before the guest runs),
+    # with rd.rdma.wait=rxe0/1: the wait ends at rd.rdma.timeout, the report names the port
+    # and its state, exit 3. (a) Not required: the boot goes on; the harness gives the link
+    # back then, and the root comes over NFS/RDMA. (b) Required: emergency, bounded.
+    local log=$RUN_DIR/not-required-client.log
+    BOOT_T0=$(now) BOOT_HOOK=link_off_until_provisioned \
+        boot_pair yes client-shell "$BOOT $ROOT_RDMA $IP_NIC $RDMA_ARGS rd.rdma.timeout=15" 300
+    rename_logs not-required
+    check_true "$CLIENT_RC" "(a) not required: client VM powered off by itself (exit $CLIENT_RC) in $CLIENT_WALL s"
+    check_line "$log" 'timed-out +wait-port +rxe0/1: .*port 1 of rxe0 is (DOWN|ACTIVE but fabric0 under it has no carrier)' "(a) the report names the port, its state and the interface"
+    check_line "$log" 'rdma-provision: apply: the deadline \(rd.rdma.timeout\) passed before everything was done \(exit 3\).*the boot continues' \
+        "(a) exit 3 at the deadline, and the boot continues"
+    check_true "$([[ -e $RUN_DIR/link-restored ]]; echo $?)" "(a) the harness gave the link back after that ($(cat "$RUN_DIR/link-restored" 2> /dev/null))"
+    check_line "$log" 'E2E-RESULT: BOOTED' "(a) the client booted into the NFS root"
+    check_line "$log" 'NFSROOT: root mount: .* / nfs4 .*proto=rdma' "(a) / is NFS over RDMA once the link is back"
+
+    log=$RUN_DIR/required-client.log
+    BOOT_HOOK=link_off_at_start \
+        boot_pair no client-shell "$BOOT $ROOT_RDMA $IP_NIC $RDMA_ARGS rd.rdma.timeout=15 rd.rdma.required=1" 240
+    rename_logs required
+    check_true "$CLIENT_RC" "(b) required: client VM powered off by itself (exit $CLIENT_RC) in $CLIENT_WALL s"
+    check_line "$log" 'timed-out +wait-port +rxe0/1: .*port 1 of rxe0 is (DOWN|ACTIVE but fabric0 under it has no carrier)' "(b) the report names the port, its state and the interface"
+    check_line "$log" 'rdma-provision: .*deadline.*\(exit 3\).*stopping the boot' "(b) exit 3 stops the boot"
+    check_line "$log" 'E2E-RESULT: EMERGENCY' "(b) dracut's emergency path ran"
+    check_line "$log" 'E2E-EMERGENCY: state.json \| +"exit_code": 3' "(b) state.json: exit_code 3"
+}
+
+at_the_break() {  # BOOT_HOOK: what an administrator at the rd.break=$BREAK_AT shell looks at, then exit
+    local bp=$BREAK_AT cmd
+    wait_for_line client "$bp:/# " 240 || { echo "(no $bp shell)" >> "$RUN_DIR/break-missing"; return; }
+    # Typed as on a terminal (Enter is a carriage return); the guest's shell expands it.
+    cmd=$(printf 'echo "E2E-BREAK %s: $(ls /run/rdma-provision /etc/udev/rules.d /lib/dracut/hooks/initqueue | tr "\\n" " ")"; sed -n "s/^RP_EXIT_CODE/E2E-BREAK %s: state.env RP_EXIT_CODE/p" /run/rdma-provision/state.env; exit\r' "$bp" "$bp")
+    vm_type client "$cmd"
+}
+
+scenario_12-rd-break() {
+    # rd.break=pre-udev, initqueue and pre-mount, one boot each (dracut's getarg takes the
+    # last rd.break=; shell flavour, init.sh breaks before each hook): at the shell the
+    # harness types what an administrator looks at, then exit continues the boot. Before
+    # pre-udev the early step has run (its log, state.env and the naming rules); before the
+    # initqueue apply is queued there (00-rdma-provision.sh), not run; before pre-mount it
+    # has run (state.json, exit 0).
+    local bp log
+    for bp in pre-udev initqueue pre-mount; do
+        BREAK_AT=$bp BOOT_HOOK=at_the_break BOOT_HOOK_MODE=console boot_pair yes client-shell \
+            "$BOOT $ROOT_RDMA $IP_NIC $RDMA_ARGS rd.break=$bp" 300
+        rename_logs "$bp"
+        log=$RUN_DIR/$bp-client.log
+        check_true "$CLIENT_RC" "$bp: client VM powered off by itself (exit $CLIENT_RC) in $CLIENT_WALL s"
+        check_line "$log" 'E2E-RESULT: BOOTED' "$bp: exit at the shell continued the boot into the NFS root"
+    done
+    check_true "$([[ ! -e $RUN_DIR/break-missing ]]; echo $?)" "a shell opened at each break point $(cat "$RUN_DIR/break-missing" 2> /dev/null)"
+    log=$RUN_DIR/pre-udev-client.log
+    check_line "$log" 'E2E-BREAK pre-udev: .*60-rdma-provision\.rules.* /run/rdma-provision: .*early\.log .*state\.env' \
+        "pre-udev: the early step's log and state, and the naming rules before udev starts"
+    check_no_line "$log" 'E2E-BREAK pre-udev: .*state\.json' "pre-udev: apply has not run"
+    log=$RUN_DIR/initqueue-client.log
+    check_line "$log" 'E2E-BREAK initqueue: .*00-rdma-provision\.sh' "initqueue: apply is queued as the first initqueue job"
+    check_no_line "$log" 'E2E-BREAK initqueue: .*state\.json' "initqueue: ... and has not run"
+    log=$RUN_DIR/pre-mount-client.log
+    check_line "$log" 'E2E-BREAK pre-mount: .*apply\.log .*state\.json' "pre-mount: apply has run: its log and state.json"
+    check_line "$log" "E2E-BREAK pre-mount: state.env RP_EXIT_CODE='0'" "pre-mount: state.env says exit 0"
+    check_line "$log" 'NFSROOT: root mount: .* / nfs4 .*proto=rdma' "pre-mount: / is NFS over RDMA"
 }
 
 scenario_image() {

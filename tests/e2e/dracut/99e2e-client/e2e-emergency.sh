@@ -1,5 +1,11 @@
 #!/bin/sh
 # emergency / shutdown-emergency hook of the e2e client: report and power off (sysrq).
+# An rd.break= shell sources the emergency hooks too (dracut-lib.sh _emergency_shell, with
+# _name the break point; "dracut" for a real emergency): that shell is left to the harness.
+case ${_name:-dracut} in
+    dracut) ;;
+    *) return 0 ;;
+esac
 if [ ! -e /run/e2e-emergency-reported ]; then
     : > /run/e2e-emergency-reported
     {
