@@ -135,6 +135,9 @@ struct NodeEntry {
   std::vector<uint16_t> pkeys;
   std::optional<IpoibMode> mode;
   std::optional<unsigned> mtu;
+  // rxe=NAME / siw=NAME: a Soft-RoCE / Soft-iWARP device on the row's interface (one image
+  // for a cluster of Soft-RoCE nodes, each told apart by its NIC's MAC).
+  std::optional<SoftLink> soft;
   std::string source;
 };
 

@@ -145,6 +145,15 @@ class Builder {
     for (const auto& [netdev, l] : cfg.soft_links) {
       if (counts(l.source)) module(l.kind == SoftKind::kRxe ? "rdma_rxe" : "siw", l.source);
     }
+    // Which row is this node's is known at boot only: the image carries every row's.
+    for (const auto* table : {&cfg.nodes_by_mac, &cfg.nodes_by_guid}) {
+      for (const auto& [key, row] : *table) {
+        if (row.soft && counts(row.source)) {
+          module(row.soft->kind == SoftKind::kRxe ? "rdma_rxe" : "siw",
+                 row.source + " (node table)");
+        }
+      }
+    }
   }
 
   // What the modules chosen so far need beside them.

@@ -230,6 +230,16 @@ constexpr NodeField kNodeFields[] = {
      [](P p, V v, E e) {
        if (auto mtu = parse_netdev_mtu(v, p.where, p.diag)) e.mtu = mtu;
      }},
+    {"rxe",
+     [](P p, V v, E e) {
+       if (auto n = parse_rdma_name(v, p.where, p.diag))
+         e.soft = SoftLink{SoftKind::kRxe, *n, p.where};
+     }},
+    {"siw",
+     [](P p, V v, E e) {
+       if (auto n = parse_rdma_name(v, p.where, p.diag))
+         e.soft = SoftLink{SoftKind::kSiw, *n, p.where};
+     }},
 };
 
 // ---- Lines -------------------------------------------------------------------------------

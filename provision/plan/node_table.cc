@@ -39,6 +39,10 @@ void resolve_node_table(const Inventory& inv, Config& cfg) {
         c.source = src;
       }
     }
+    // A soft device unless one is asked for on this interface already.
+    if (e->soft && !cfg.soft_links.count(ifname)) {
+      cfg.soft_links[ifname] = SoftLink{e->soft->kind, e->soft->name, src};
+    }
     if (!e->addresses.empty() && cfg.addresses[ifname].empty()) {
       for (const auto& a : e->addresses) cfg.addresses[ifname].push_back({a, src});
     }

@@ -120,6 +120,18 @@ TEST(ImageNeeds, GivenDriversReplaceTheHostsAndBringTheirCompanions) {
                                              "hardware\n");
 }
 
+// One image for every node of a table: a row's soft device counts whichever node boots it.
+TEST(ImageNeeds, ANodeTableRowsSoftDeviceBringsItsModule) {
+  Tree t("cx3-vpi", {{"/etc/rdma-provision/rdma-provision.conf",
+                      "[nodes]\n52:54:00:77:00:03 name=nodeb0 rxe=rxe0\n"}});
+  EXPECT_EQ(t.needs(given({"mlx4_ib"})),
+            std::string(kCore) +
+                "module mlx4_ib  # --drivers\n"
+                "module rdma_rxe  # /etc/rdma-provision/rdma-provision.conf:2 (node table)\n"
+                "module ib_ipoib  # IPoIB on the ports of RDMA hardware\n" +
+                kCrc32 + "file /etc/rdma-provision/rdma-provision.conf  # native configuration\n");
+}
+
 TEST(ImageNeeds, WhatTheNativeConfigLoadsWithItsSources) {
   Tree t("rxe-virtio", {{"/etc/rdma-provision/rdma-provision.conf",
                          "[modules]\nload = rpcrdma\n[rxe eth0]\n[roce rxe0/1]\nmode = v2\n"

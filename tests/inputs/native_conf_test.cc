@@ -82,6 +82,22 @@ TEST(NativeConf, NodeTableRowsAreKeyedByGuidAndMac) {
   EXPECT_EQ(p.cfg.node_entry(*HwKey::parse("52:54:00:00:00:01"))->mtu, 9000u);
 }
 
+TEST(NativeConf, NodeTableRowsMayAskForASoftDevice) {
+  Parsed p = parse(
+      "[nodes]\n"
+      "52:54:00:77:00:02 name=nodea0 rxe=rxe0\n"
+      "52:54:00:77:00:03 name=nodeb0 siw=siw_b\n"
+      "52:54:00:77:00:04 rxe=bad/name\n");
+  const NodeEntry* a = p.cfg.node_entry(*HwKey::parse("52:54:00:77:00:02"));
+  ASSERT_TRUE(a && a->soft);
+  EXPECT_EQ(a->soft->kind, SoftKind::kRxe);
+  EXPECT_EQ(a->soft->name, "rxe0");
+  const NodeEntry* b = p.cfg.node_entry(*HwKey::parse("52:54:00:77:00:03"));
+  ASSERT_TRUE(b && b->soft);
+  EXPECT_EQ(b->soft->kind, SoftKind::kSiw);
+  EXPECT_NE(errors(p).find(std::string(kFile) + ":4: "), std::string::npos) << errors(p);
+}
+
 struct Bad {
   const char* text;
   const char* message;
@@ -154,8 +170,8 @@ INSTANTIATE_TEST_SUITE_P(
         Bad{"[nodes]\nnotakey name=x\n",
             ":2: address 'notakey' is neither a port GUID (0002:c903:0031:78f2) nor a MAC address "
             "(aa:bb:cc:dd:ee:ff)"},
-        Bad{"[nodes]\n52:54:00:00:00:01 nic=x\n",
-            ":2: unknown node field 'nic' (known: name, address, pkeys, mode, mtu)"},
+        Bad{"[nodes]\n52:54:00:00:00:01 colour=x\n",
+            ":2: unknown node field 'colour' (known: name, address, pkeys, mode, mtu, rxe, siw)"},
         Bad{"[nodes]\n52:54:00:00:00:01 name\n",
             ":2: node field 'name' is not of the form key=value"},
         // Every other value path: the one parser's message, with the file:line.

@@ -58,5 +58,23 @@ TEST(NodeTable, NoRowForThisNodeChangesNothing) {
   EXPECT_TRUE(cfg.addresses.empty());
 }
 
+TEST(NodeTable, ARowsSoftRoceDeviceGoesOnItsInterfaceByItsNewName) {
+  Config cfg;
+  NodeEntry e = row("52:54:00:77:00:03", "nodeb0");
+  e.soft = SoftLink{SoftKind::kRxe, "rxe0", e.source};
+  cfg.nodes_by_mac[e.key.value] = e;
+  resolve_node_table(one_nic("eth0", "52:54:00:77:00:03"), cfg);
+  ASSERT_EQ(cfg.soft_links.count("nodeb0"), 1u);
+  EXPECT_EQ(cfg.soft_links.at("nodeb0").name, "rxe0");
+  EXPECT_EQ(cfg.soft_links.at("nodeb0").kind, SoftKind::kRxe);
+  EXPECT_EQ(cfg.soft_links.at("nodeb0").source, e.source + " (node table)");
+  // One asked for explicitly on that interface wins.
+  Config cfg2;
+  cfg2.nodes_by_mac[e.key.value] = e;
+  cfg2.soft_links["nodeb0"] = SoftLink{SoftKind::kSiw, "siw9", "cmdline: rd.rdma.siw=nodeb0:siw9"};
+  resolve_node_table(one_nic("eth0", "52:54:00:77:00:03"), cfg2);
+  EXPECT_EQ(cfg2.soft_links.at("nodeb0").name, "siw9");
+}
+
 }  // namespace
 }  // namespace rp
