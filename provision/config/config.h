@@ -195,6 +195,9 @@ struct Config {
   // Per-node table: key -> row. Hash lookup keeps a 10,000-node table cheap.
   std::unordered_map<uint64_t, NodeEntry> nodes_by_guid;
   std::unordered_map<uint64_t, NodeEntry> nodes_by_mac;
+  // Set by resolve_node_table when the table has rows but none is this node's: the plan
+  // says so once (the defaults apply).
+  std::string node_table_unmatched;
 
   const NodeEntry* node_entry(const HwKey& k) const;
 };

@@ -4,6 +4,8 @@ namespace rp {
 
 void resolve_node_table(const Inventory& inv, Config& cfg) {
   if (cfg.nodes_by_guid.empty() && cfg.nodes_by_mac.empty()) return;
+  bool matched = false;
+  std::string keys;  // this node's, for the note when no row is its
   for (const auto& n : inv.netdevs) {
     if (!n.parent.empty()) continue;  // P_Key children share the parent's GUID
     const NodeEntry* e = nullptr;
@@ -11,7 +13,15 @@ void resolve_node_table(const Inventory& inv, Config& cfg) {
     if (!e) {
       if (auto m = n.address.mac()) e = cfg.node_entry(HwKey::of_mac(*m));
     }
-    if (!e) continue;
+    if (!n.address.ipoib_guid() && !n.address.mac()) continue;
+    if (!e) {
+      if (auto g = n.address.ipoib_guid()) keys += (keys.empty() ? "" : ", ") + g->str();
+      if (auto m = n.address.mac(); m && !(*m == MacAddress{})) {
+        keys += (keys.empty() ? "" : ", ") + m->str();
+      }
+      continue;
+    }
+    matched = true;
     const std::string src = e->source + " (node table)";
     std::string ifname = n.name;
     bool named_elsewhere = false;
@@ -46,6 +56,13 @@ void resolve_node_table(const Inventory& inv, Config& cfg) {
     if (!e->addresses.empty() && cfg.addresses[ifname].empty()) {
       for (const auto& a : e->addresses) cfg.addresses[ifname].push_back({a, src});
     }
+  }
+  if (!matched) {
+    const size_t rows = cfg.nodes_by_guid.size() + cfg.nodes_by_mac.size();
+    cfg.node_table_unmatched = "the node table (" + std::to_string(rows) + " row" +
+                               (rows == 1 ? "" : "s") + ") has no row for this node (" +
+                               (keys.empty() ? "no port GUID or MAC" : keys) +
+                               "): the defaults apply";
   }
 }
 

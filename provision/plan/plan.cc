@@ -111,6 +111,7 @@ Plan make_plan(const Config& cfg, const Inventory& inv) {
     plan.notes.push_back("disabled by " + cfg.enabled.source + ": nothing to do");
     return plan;
   }
+  if (!cfg.node_table_unmatched.empty()) plan.notes.push_back(cfg.node_table_unmatched);
   validate(cfg, plan.diag);
   PlanBuilder b(cfg, inv, plan);
   build(b);

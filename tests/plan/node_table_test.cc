@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "provision/plan/plan.h"
+
 namespace rp {
 namespace {
 
@@ -56,6 +58,16 @@ TEST(NodeTable, NoRowForThisNodeChangesNothing) {
   resolve_node_table(one_nic("eth0", "52:54:00:77:00:02"), cfg);
   EXPECT_TRUE(cfg.names.empty());
   EXPECT_TRUE(cfg.addresses.empty());
+  // ... and says so, once, through the plan's notes.
+  EXPECT_EQ(cfg.node_table_unmatched,
+            "the node table (1 row) has no row for this node (52:54:00:77:00:02): the defaults "
+            "apply");
+  EXPECT_EQ(make_plan(cfg, one_nic("eth0", "52:54:00:77:00:02")).notes,
+            std::vector<std::string>{cfg.node_table_unmatched});
+  Config matched;
+  matched.nodes_by_mac[e.key.value] = e;
+  resolve_node_table(one_nic("eth1", "52:54:00:77:00:07"), matched);
+  EXPECT_EQ(matched.node_table_unmatched, "");
 }
 
 TEST(NodeTable, ARowsSoftRoceDeviceGoesOnItsInterfaceByItsNewName) {
