@@ -203,12 +203,18 @@ build_image() {
 }
 
 # --------------------------------------------------------------------- VMs
-# start_vm NAME IMAGE APPEND MAC LOCAL_PORT REMOTE_PORT TIMEOUT_S [paused|console]
+# start_vm NAME IMAGE APPEND MAC LOCAL_PORT REMOTE_PORT TIMEOUT_S [paused|console|pxe]
+# "pxe": no kernel, initramfs or command line from QEMU: the machine boots from its NIC
+# (SeaBIOS, then Debian's ipxe-qemu ROM), with the BIOS console on the serial port
+# (graphics=off) and a reboot, which -no-reboot turns into an exit, 1 s after a failed
+# boot instead of SeaBIOS' 60 s retry loop. IMAGE and APPEND are unused.
 # "paused": QEMU starts stopped (-S) with a monitor socket (vm_monitor), so the harness can
 # change the machine (set_link) before the guest runs its first instruction.
 start_vm() {
     local name=$1 img=$2 append=$3 mac=$4 lport=$5 rport=$6 tmo=$7 paused=${8:-}
     local log=$RUN_DIR/$name.log pidf=$RUN_DIR/$name.pid extra=()
+    local boot=(-kernel "$KERNEL" -initrd "$img" -append "$append")
+    [[ $paused == pxe ]] && boot=(-boot order=n,reboot-timeout=1000 -machine graphics=off)
     rm -f "$log" "$pidf" "$RUN_DIR/$name.mon"
     local serial=(-serial "file:$log")
     [[ $paused == paused ]] && extra=(-S -monitor "unix:$RUN_DIR/$name.mon,server=on,wait=off")
@@ -217,7 +223,7 @@ start_vm() {
     [[ $paused == console ]] && serial=(-chardev "socket,id=con0,path=$RUN_DIR/$name.con,server=on,wait=off,logfile=$log" -serial chardev:con0)
     timeout --kill-after=5 "$tmo" qemu-system-x86_64 "${QEMU_ACCEL[@]}" \
         -m 1024 -smp 1 -nodefaults -display none -no-reboot \
-        -kernel "$KERNEL" -initrd "$img" -append "$append" \
+        "${boot[@]}" \
         -netdev "dgram,id=n0,local.type=inet,local.host=127.0.0.1,local.port=$lport,remote.type=inet,remote.host=127.0.0.1,remote.port=$rport" \
         -device "virtio-net-pci,netdev=n0,mac=$mac" \
         "${serial[@]}" -pidfile "$pidf" "${extra[@]}" \

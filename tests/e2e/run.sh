@@ -20,7 +20,7 @@ W=${E2E_WORK:-$E2E/work}
 . "$E2E/lib.sh"
 
 SCENARIOS=(1-shell-init 2-systemd-init 3-bad-parameter 4-server-absent 5-disabled 6-roce-v1 7-with-50rdma 8-netlink-requests
-    9-binary-fault 10-broken-config 11-port-inactive 12-rd-break image)
+    9-binary-fault 10-broken-config 11-port-inactive 12-rd-break 13-pxe image)
 declare -A NEEDS=(  # images each one needs
     [1-shell-init]="server client-shell" [2-systemd-init]="server client-systemd"
     [3-bad-parameter]="server client-shell" [4-server-absent]="client-shell"
@@ -28,6 +28,7 @@ declare -A NEEDS=(  # images each one needs
     [7-with-50rdma]="server client-systemd-50rdma" [8-netlink-requests]="nlmon"
     [9-binary-fault]="server client-shell-fault" [10-broken-config]="server client-shell-badconf"
     [11-port-inactive]="server client-shell" [12-rd-break]="server client-shell"
+    [13-pxe]="client-pxe server-pxe"
     [image]="client-shell client-systemd client-shell-without client-shell-rdma-core"
 )
 
@@ -49,6 +50,12 @@ build_images() {  # the images the selected scenarios need
         "$CLIENT_MODULES rdma-provision e2e-client" "${CLIENT_CONF[@]}" "e2e_fault_wrapper=yes" || rc=1; }
     [[ $want == *" client-shell-badconf "* ]] && { build_image client-shell-badconf \
         "$CLIENT_MODULES rdma-provision e2e-client" "${CLIENT_CONF[@]}" "e2e_broken_config=$E2E/broken.conf" || rc=1; }
+    # The PXE pair: the client's image first, then the server that serves it.
+    [[ $want == *" client-pxe "* ]] && { build_image client-pxe "$CLIENT_MODULES rdma-provision e2e-client" \
+        "${CLIENT_CONF[@]/#rdma_provision_config=*/rdma_provision_config=$E2E/cluster.conf}" || rc=1; }
+    [[ $want == *" server-pxe "* ]] && { prepare_pxe_dir && build_image server-pxe \
+        "base bash udev-rules e2e-nfs-server" "e2e_nfsroot=$W/nfsroot" "e2e_pxe_dir=$W/pxe" \
+        "# pxe files: $(cat "$W/pxe"/* | sha256sum | cut -d' ' -f1)" || rc=1; }
     [[ $want == *" client-shell-rdma-core "* ]] && { build_image client-shell-rdma-core \
         "$CLIENT_MODULES rdma-provision e2e-client" "${CLIENT_CONF[@]/rdma_provision_rdma_core=no/rdma_provision_rdma_core=yes}" || rc=1; }
     return $rc
@@ -377,6 +384,101 @@ scenario_12-rd-break() {
     check_line "$log" 'E2E-BREAK pre-mount: .*apply\.log .*state\.json' "pre-mount: apply has run: its log and state.json"
     check_line "$log" "E2E-BREAK pre-mount: state.env RP_EXIT_CODE='0'" "pre-mount: state.env says exit 0"
     check_line "$log" 'NFSROOT: root mount: .* / nfs4 .*proto=rdma' "pre-mount: / is NFS over RDMA"
+}
+
+# ------------------------------------------------------------------ the diskless path (PXE)
+# One image and one command line for every node; the boot script lives on the server.
+PXE_MACS=(52:54:00:77:00:02 52:54:00:77:00:03)
+PXE_NAMES=(nodea0 nodeb0)   # their rows in tests/e2e/cluster.conf
+PXE_IPS=(10.77.0.2 10.77.0.3)  # the server's static DHCP leases
+PXE_CMDLINE="$BOOT $ROOT_RDMA ip=dhcp rd.neednet=1 rd.rdma.roce=rxe0/1:v2:106 rd.rdma.wait=rxe0/1"
+PXE_BROKEN_MAC=52:54:00:77:00:04  # the server's script gives it a corrupt initramfs
+
+prepare_pxe_dir() {  # $W/pxe: what the server's httpd serves
+    local d=$W/pxe
+    rm -rf "$d" && mkdir -p "$d"
+    cp "$KERNEL" "$d/vmlinuz"
+    cp "$W/img/client-pxe.img" "$d/client.img"
+    # A corrupt initramfs for the node $PXE_BROKEN_MAC (4 MiB of 0xff: no archive magic).
+    head -c 4194304 /dev/zero | tr '\0' '\377' > "$d/corrupt.img"
+    cat > "$d/boot.ipxe" << EOF
+#!ipxe
+echo E2E-PXE: \${net0/mac} configured \${net0/ip} by DHCP, boot file \${filename}
+iseq \${net0/mac} $PXE_BROKEN_MAC && goto corrupt ||
+kernel http://$SRV_IP/vmlinuz initrd=client.img $PXE_CMDLINE
+initrd http://$SRV_IP/client.img
+echo E2E-PXE: kernel and initramfs loaded over HTTP
+boot
+:corrupt
+kernel http://$SRV_IP/vmlinuz initrd=corrupt.img $PXE_CMDLINE
+initrd http://$SRV_IP/corrupt.img
+echo E2E-PXE: kernel and a corrupt initramfs loaded over HTTP
+boot
+EOF
+}
+
+# pxe_node NAME MAC MODE: one client boot (MODE pxe, or direct: -kernel/-initrd/-append of
+# the same image and command line); PXE_TO_ROOT: power-on to the NFS root's init, in s.
+pxe_node() {
+    local name=$1 mac=$2 mode=$3 t0 rc=0
+    t0=$(now)
+    if [[ $mode == pxe ]]; then
+        start_vm "$name" "" "" "$mac" "$PORT_B" "$PORT_A" 400 pxe
+    else
+        start_vm "$name" "$W/img/client-pxe.img" "$PXE_CMDLINE" "$mac" "$PORT_B" "$PORT_A" 400
+    fi
+    PXE_TO_ROOT=timeout
+    wait_for_line "$name" 'NFSROOT: running /sbin/init' 400 && PXE_TO_ROOT=$(elapsed "$t0")
+    wait_vm "$name" || rc=$?
+    check_true "$rc" "$name: powered off by itself (exit $rc) in $(elapsed "$t0") s"
+}
+
+scenario_13-pxe() {
+    # Two diskless nodes with no kernel of their own boot one after the other through
+    # their NIC's boot ROM (SeaBIOS + Debian's iPXE): DHCP from the server VM (busybox
+    # udhcpd, static leases by MAC, boot file http://10.77.0.1/boot.ipxe), the kernel and
+    # the one initramfs over HTTP (busybox httpd), the command line in the server's
+    # script. Each node finds its row of the image's node table by its MAC (name and
+    # Soft-RoCE device), gets its address by DHCP, and mounts its root over NFS/RDMA.
+    # Before them node A boots the same image directly (-kernel), for the firmware's share,
+    # and a third node gets a corrupt initramfs from the server's script.
+    local i name log
+    start_vm server "$W/img/server-pxe.img" \
+        "console=ttyS0 panic=-1 rd.shell=0 e2e.ip=$SRV_IP/24 e2e.lifetime=1100 e2e.clients=2 e2e.leases=${PXE_MACS[0]}=${PXE_IPS[0]},${PXE_MACS[1]}=${PXE_IPS[1]}" \
+        "$SRV_MAC" "$PORT_A" "$PORT_B" 1200
+    if ! wait_for_line server 'E2E-SERVER: READY' 240; then
+        check_true 1 "the server came up"
+        return
+    fi
+    check_line "$RUN_DIR/server.log" 'E2E-SERVER: PXE: udhcpd and httpd on' "the server serves DHCP and HTTP on the private segment"
+    local times=()
+    # First node A the usual way (-kernel), for the firmware's share of the PXE boots.
+    pxe_node direct "${PXE_MACS[0]}" direct
+    local direct=$PXE_TO_ROOT
+    check_line "$RUN_DIR/direct.log" 'E2E-RESULT: BOOTED' "direct: the same image and command line booted with -kernel"
+    # A server that serves a corrupt initramfs: the kernel says so, and the boot ends.
+    pxe_node broken "$PXE_BROKEN_MAC" pxe
+    check_line "$RUN_DIR/broken.log" 'E2E-PXE: kernel and a corrupt initramfs loaded over HTTP' "broken: iPXE loaded what the server served"
+    check_line "$RUN_DIR/broken.log" 'Initramfs unpacking failed' "broken: the kernel's own message names the initramfs"
+    check_line "$RUN_DIR/broken.log" 'Kernel panic' "broken: ... and the boot ends there (panic=-1, no hang)"
+    for i in 0 1; do
+        name=node$i log=$RUN_DIR/node$i.log
+        pxe_node "$name" "${PXE_MACS[$i]}" pxe
+        times+=("${PXE_NAMES[$i]} $PXE_TO_ROOT s,")
+        check_line "$log" 'iPXE .*Open Source Network Boot Firmware' "$name: the NIC's boot ROM ran (no -kernel, no disk)"
+        check_line "$log" "E2E-PXE: ${PXE_MACS[$i]} configured ${PXE_IPS[$i]//./\\.} by DHCP, boot file http://" "$name: iPXE got its lease and the boot file"
+        check_line "$log" 'E2E-PXE: kernel and initramfs loaded over HTTP' "$name: kernel and initramfs came over HTTP"
+        check_line "$log" "NFSROOT: netdev ${PXE_NAMES[$i]} address ${PXE_MACS[$i]}" "$name: its own row's name, ${PXE_NAMES[$i]}"
+        check_line "$log" "rdma-provision: done  soft-link rxe0: .*on ${PXE_NAMES[$i]}.*\\(node table\\)" "$name: its row's Soft-RoCE device"
+        check_line "$log" "NFSROOT: root mount: .* / nfs4 .*proto=rdma,port=20049.*clientaddr=${PXE_IPS[$i]//./\\.}," "$name: / is NFS over RDMA from its DHCP address"
+        check_line "$log" 'E2E-RESULT: BOOTED' "$name: booted into the NFS root"
+    done
+    times+=("${PXE_NAMES[0]} with -kernel $direct s")
+    # The server reports every client once the last one is done, then powers off.
+    wait_for_line server "E2E-SERVER: client done: client ${PXE_MACS[1]}" 30 > /dev/null && sleep 3
+    stop_vm server
+    check_count "$RUN_DIR/server.log" 'E2E-SERVER: client done' 2 "the server saw both nodes write to their root (two MACs)"
+    CHECKS+=("ok   power-on to the NFS root's init (wall, TCG): PXE ${times[*]}")
 }
 
 scenario_image() {

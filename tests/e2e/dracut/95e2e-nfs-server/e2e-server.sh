@@ -47,15 +47,51 @@ run rpc.nfsd -N 3 -V 4 8
 put "rdma 20049" /proc/fs/nfsd/portlist
 srv "portlist: $(cat /proc/fs/nfsd/portlist | tr '\n' ' ')"
 srv "rdma link: $(rdma link show 2>&1 | tr '\n' ' ')"
+# Network boot (scenario 13): DHCP with the boot program's address, static leases by MAC
+# (the cluster's DHCP table: iPXE, then dracut's dhclient ask), and HTTP for the files.
+# Bound to this NIC on 10.77.0.0/24, the guests' private segment.
+if [ -d /srv/pxe ]; then
+    _ip4=${_ip%/*}
+    {
+        echo "interface $_nic"
+        echo "start ${_ip4%.*}.100"
+        echo "end ${_ip4%.*}.199"
+        echo "max_leases 64"
+        echo "lease_file /tmp/udhcpd.leases"
+        echo "pidfile /tmp/udhcpd.pid"
+        echo "option subnet 255.255.255.0"
+        echo "option lease 3600"
+        echo "siaddr $_ip4"
+        echo "boot_file http://$_ip4/boot.ipxe"
+        for _lease in $(getarg e2e.leases= | tr "," " "); do  # MAC=IP,MAC=IP
+            echo "static_lease ${_lease%%=*} ${_lease#*=}"
+        done
+    } > /etc/udhcpd.conf
+    : > /tmp/udhcpd.leases
+    run busybox udhcpd /etc/udhcpd.conf
+    run busybox httpd -p "$_ip4:80" -h /srv/pxe
+    srv "PXE: udhcpd and httpd on $_nic ($_ip4): $(ls /srv/pxe | tr '\n' ' ')"
+fi
 srv "READY"
+# e2e.clients=N: stay until N clients have each written client-done-<mac> (one after the
+# other, over the same segment); 1 by default (client-done).
+_clients=$(getarg e2e.clients=)
+_clients=${_clients:-1}
 _t=0
 while [ $_t -lt "$_life" ]; do
-    [ -e /export/root/client-done ] && break
+    if [ "$_clients" -le 1 ]; then
+        [ -e /export/root/client-done ] && break
+    else
+        _n=$(ls /export/root/ | grep -c '^client-done-')
+        [ "$_n" -ge "$_clients" ] && break
+    fi
     sleep 1
     _t=$((_t + 1))
 done
 if [ -e /export/root/client-done ]; then
-    srv "client done: $(cat /export/root/client-done)"
+    for _f in /export/root/client-done-*; do
+        [ -e "$_f" ] && srv "client done: $(cat "$_f")"
+    done
 else
     srv "lifetime of $_life s over"
 fi

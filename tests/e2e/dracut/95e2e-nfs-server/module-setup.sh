@@ -16,6 +16,15 @@ install() {
     [[ -d $e2e_nfsroot ]] || { derror "e2e_nfsroot is not a directory: '$e2e_nfsroot'"; return 1; }
     mkdir -p "$initdir/export-src" "$initdir/var/lib/nfs/v4recovery" "$initdir/run/rpcbind"
     cp -a "$e2e_nfsroot" "$initdir/export-src/root"
+    # e2e_pxe_dir= (scenario 13): what the server hands out to network-booting clients
+    # (boot.ipxe, the kernel, the client's initramfs), served by busybox's httpd, with
+    # busybox's udhcpd answering DHCP on the guests' private segment.
+    if [[ -n ${e2e_pxe_dir:-} ]]; then
+        [[ -d $e2e_pxe_dir ]] || { derror "e2e_pxe_dir is not a directory: '$e2e_pxe_dir'"; return 1; }
+        mkdir -p "$initdir/srv/pxe"
+        cp -a "$e2e_pxe_dir/." "$initdir/srv/pxe/"
+        inst_multiple busybox
+    fi
     inst_hook cmdline 99 "$moddir/e2e-server-cmdline.sh"
     inst_hook pre-mount 50 "$moddir/e2e-server.sh"
 }
