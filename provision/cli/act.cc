@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <ctime>
 
 #include "provision/apply/apply.h"
 #include "provision/apply/modules.h"
@@ -16,6 +17,7 @@
 #include "provision/plan/node_table.h"
 #include "provision/plan/plan.h"
 #include "provision/report/handoff.h"
+#include "provision/report/metrics.h"
 
 namespace rp {
 namespace {
@@ -72,6 +74,28 @@ void write_state(const Root& root, const Config& cfg, const Plan& plan, const Ap
   if (!write_run_file(root, kStateEnvPath, state_env(cfg, plan, report), err)) log.error(err);
 }
 
+// apply --metrics FILE: the outcome for node_exporter's textfile collector, replaced
+// atomically (the collector may read at any moment). A directory that does not exist
+// (no node_exporter on this node) is a note, not a failure of the run.
+void write_metrics(const Options& o, const Root& root, int exit_code, const Config& cfg,
+                   const Plan& plan, const ApplyReport* report, Log& log) {
+  if (o.metrics.empty()) return;
+  const size_t slash = o.metrics.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : o.metrics.substr(0, slash);
+  struct stat st;
+  if (!dir.empty() && (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))) {
+    log.notice("metrics: " + dir + " does not exist: " + o.metrics + " not written");
+    return;
+  }
+  // The machine as the run left it: port states and RoCE modes.
+  const Inventory after = report ? discover(root, Detail::kFull) : Inventory{};
+  std::string err;
+  if (!write_own_file(Root("/"), o.metrics,
+                      metrics_text(exit_code, cfg, plan, report, after, std::time(nullptr)), err)) {
+    log.error("metrics: " + err);
+  }
+}
+
 }  // namespace
 
 int cmd_apply(const Options& o) {
@@ -88,11 +112,13 @@ int cmd_apply(const Options& o) {
     for (const auto& e : in.diag.errors) log.error(e.str());
     for (const auto& e : plan.diag.errors) log.error(e.str());
     log.error("invalid input: nothing applied");
+    write_metrics(o, root, kExitInvalid, in.config, plan, nullptr, log);
     return kExitInvalid;
   }
   for (const auto& n : plan.notes) log.notice(n);
   if (!plan.enabled) {
     write_state(root, in.config, plan, nullptr, log);
+    write_metrics(o, root, kExitOk, in.config, plan, nullptr, log);
     return kExitOk;
   }
   log.info(std::to_string(plan.actions.size()) + " actions planned, deadline " +
@@ -109,6 +135,7 @@ int cmd_apply(const Options& o) {
       !write_run_file(root, kRunRulesPath, udev_rules(in.config), err)) {
     log.error(err);
   }
+  write_metrics(o, root, report.exit_code(), in.config, plan, &report, log);
   return report.exit_code();
 }
 

@@ -63,6 +63,14 @@ const std::vector<OptionSpec>& option_table() {
          o.state_env = std::string(v);
          return std::string();
        }},
+      {"--metrics", "FILE", "",
+       "also write the outcome for node_exporter's textfile collector to FILE (a host path, "
+       "replaced atomically; e.g. /var/lib/prometheus/node-exporter/rdma_provision.prom)",
+       false,
+       [](std::string_view v, Options& o) {
+         o.metrics = std::string(v);
+         return std::string();
+       }},
       {"--address", "HWADDR", "",
        "the interface's hardware address, as udev's $attr{address} gives it", false,
        [](std::string_view v, Options& o) {

@@ -19,6 +19,7 @@ struct Options {
   std::string log = "auto";
   std::string output;
   std::string state_env;             // --state-env: a host path
+  std::string metrics;               // --metrics: a host path (node_exporter's textfile)
   std::optional<HwAddress> address;  // --address: udev-name's interface
   InputOptions inputs;
   bool generic = false;

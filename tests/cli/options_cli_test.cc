@@ -87,7 +87,7 @@ TEST(OptionsCli, UnknownOptionsFlagsWithValuesRepeatsAndStrayWords) {
   expect_usage_error("apply --log verbose",
                      "rdma-provision: apply: --log 'verbose' is not one of auto, kmsg, stderr\n"
                      "usage: rdma-provision apply [--root DIR] [inputs] [--log "
-                     "auto|kmsg|stderr]\n");
+                     "auto|kmsg|stderr] [--metrics FILE]\n");
 }
 
 TEST(OptionsCli, UnknownOrMissingCommandPrintsTheWholeUsage) {
@@ -130,7 +130,7 @@ TEST(OptionsCli, TheUsageIsTheTable) {
   EXPECT_EQ(r.status, 0);
   for (const char* c : {"\n  status [--root DIR] [--json]", "\n  check [--root DIR] [inputs]",
                         "\n  plan [--root DIR] [inputs] [--json]",
-                        "\n  apply [--root DIR] [inputs] [--log auto|kmsg|stderr]",
+                        "\n  apply [--root DIR] [inputs] [--log auto|kmsg|stderr] [--metrics FILE]",
                         "\n  udev-rules [--root DIR] [inputs] [--output FILE] [--state-env FILE]",
                         "\n  image-needs [--root DIR] [inputs] [--generic] [--drivers 'MOD ...'] "
                         "[--no-rdma-core]"}) {

@@ -1,0 +1,99 @@
+#include "provision/report/metrics.h"
+
+#include <cstdio>
+
+#include "provision/version.h"
+
+namespace rp {
+
+std::string prometheus_label(std::string_view v) {
+  std::string out;
+  for (char c : v) {
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '"')
+      out += "\\\"";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
+  }
+  return out;
+}
+
+namespace {
+
+class Writer {
+ public:
+  // One metric family: its HELP and TYPE lines, then its samples.
+  void family(const char* name, const char* type, const char* help) {
+    name_ = name;
+    out_ += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n";
+  }
+  void sample(const std::string& labels, double value) {
+    char num[64];
+    std::snprintf(num, sizeof num, "%.17g", value);
+    out_ += name_ + (labels.empty() ? "" : "{" + labels + "}") + " " + num + "\n";
+  }
+  std::string str() const { return out_; }
+
+ private:
+  std::string name_, out_;
+};
+
+std::string label(const char* key, std::string_view value) {
+  return std::string(key) + "=\"" + prometheus_label(value) + "\"";
+}
+
+}  // namespace
+
+std::string metrics_text(int exit_code, const Config& cfg, const Plan& plan,
+                         const ApplyReport* report, const Inventory& after, std::time_t now) {
+  Writer w;
+  w.family("rdma_provision_info", "gauge", "The rdma-provision version that wrote this file.");
+  w.sample(label("version", RDMA_PROVISION_VERSION), 1);
+  w.family("rdma_provision_exit_code", "gauge",
+           "Exit code of the last apply: 0 all done, 1 an action failed, 2 invalid input "
+           "(nothing applied), 3 the deadline passed.");
+  w.sample("", exit_code);
+  w.family("rdma_provision_enabled", "gauge", "0 when rd.rdma=0 (or [general] enabled = no).");
+  w.sample("", plan.enabled && cfg.enabled.value ? 1 : 0);
+  w.family("rdma_provision_actions", "gauge", "Actions of the last apply, by outcome.");
+  const std::pair<const char*, unsigned> counts[] = {{"done", report ? report->done : 0},
+                                                     {"already", report ? report->already : 0},
+                                                     {"skipped", report ? report->skipped : 0},
+                                                     {"failed", report ? report->failed : 0},
+                                                     {"timed_out", report ? report->timed_out : 0}};
+  for (const auto& [outcome, n] : counts) w.sample(label("outcome", outcome), n);
+  w.family("rdma_provision_duration_seconds", "gauge", "How long the last apply took.");
+  w.sample("", report ? static_cast<double>(report->took.count()) / 1000.0 : 0.0);
+  w.family("rdma_provision_deadline_seconds", "gauge",
+           "The deadline of the run (rd.rdma.timeout, [general] timeout).");
+  w.sample("", plan.timeout_s);
+  w.family("rdma_provision_last_run_timestamp_seconds", "gauge",
+           "When the last apply ended (Unix time).");
+  w.sample("", static_cast<double>(now));
+  w.family("rdma_provision_port_state", "gauge",
+           "State of each RDMA port as the run left it (the IB port states: 1 DOWN, 2 INIT, "
+           "3 ARMED, 4 ACTIVE, 5 ACTIVE_DEFER; 0 unknown).");
+  for (const auto& d : after.rdma) {
+    for (const auto& p : d.ports) {
+      w.sample(label("device", d.name) + "," + label("port", std::to_string(p.num)) + "," +
+                   label("netdev", p.netdev),
+               static_cast<int>(p.state));
+    }
+  }
+  w.family("rdma_provision_port_roce_mode", "gauge",
+           "Default RoCE mode of each port in the rdma_cm configfs (1 for the mode it has).");
+  for (const auto& d : after.rdma) {
+    for (const auto& p : d.ports) {
+      if (p.cm_roce_mode.empty()) continue;
+      w.sample(label("device", d.name) + "," + label("port", std::to_string(p.num)) + "," +
+                   label("mode", p.cm_roce_mode),
+               1);
+    }
+  }
+  return w.str();
+}
+
+}  // namespace rp

@@ -1,0 +1,29 @@
+// The outcome of a run in Prometheus' text exposition format (version 0.0.4), for
+// node_exporter's textfile collector: a fleet sees which nodes provisioned badly without
+// logging into each. Written by `apply --metrics FILE` (the real root's unit).
+#pragma once
+
+#include <ctime>
+#include <string>
+
+#include "provision/apply/apply.h"
+#include "provision/config/config.h"
+#include "provision/inventory/inventory.h"
+#include "provision/plan/plan.h"
+
+namespace rp {
+
+// Node_exporter's textfile directory on Debian (prometheus-node-exporter's
+// ARGS="--collector.textfile.directory=/var/lib/prometheus/node-exporter").
+inline constexpr const char* kDefaultMetricsPath =
+    "/var/lib/prometheus/node-exporter/rdma_provision.prom";
+
+// `report` null: nothing was applied (invalid input: exit code 2, or rd.rdma=0).
+// `after` is the machine as the run left it: per-port state and RoCE mode.
+std::string metrics_text(int exit_code, const Config& cfg, const Plan& plan,
+                         const ApplyReport* report, const Inventory& after, std::time_t now);
+
+// A label value as the format wants it: backslash, double quote and newline escaped.
+std::string prometheus_label(std::string_view v);
+
+}  // namespace rp
