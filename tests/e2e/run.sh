@@ -99,6 +99,9 @@ scenario_boot() {  # shared by 1 and 2: the full boot with rd.rdma.required=1
     check_line "$log" 'NFSROOT: second apply \| .*summary: 0 done, [0-9]+ already, 0 skipped, 0 failed' \
         "second apply changed nothing"
     check_line "$log" "NFSROOT: netdev $NIC address .* operstate up" "$NIC, which carries the root, is up after it"
+    check_line "$log" 'NFSROOT: metrics \| rdma_provision_exit_code 0' "the real root's run wrote node_exporter's textfile"
+    check_line "$log" 'NFSROOT: metrics \| rdma_provision_port_state\{device="rxe0",port="1",netdev="fabric0"\} 4' \
+        "... with the port's state"
 }
 
 scenario_1-shell-init() { scenario_boot client-shell; }
