@@ -20,7 +20,7 @@ W=${E2E_WORK:-$E2E/work}
 . "$E2E/lib.sh"
 
 SCENARIOS=(1-shell-init 2-systemd-init 3-bad-parameter 4-server-absent 5-disabled 6-roce-v1 7-with-50rdma 8-netlink-requests
-    9-binary-fault 10-broken-config 11-port-inactive 12-rd-break 13-pxe image)
+    9-binary-fault 10-broken-config 11-port-inactive 12-rd-break 13-pxe 14-dhcp image)
 declare -A NEEDS=(  # images each one needs
     [1-shell-init]="server client-shell" [2-systemd-init]="server client-systemd"
     [3-bad-parameter]="server client-shell" [4-server-absent]="client-shell"
@@ -28,7 +28,7 @@ declare -A NEEDS=(  # images each one needs
     [7-with-50rdma]="server client-systemd-50rdma" [8-netlink-requests]="nlmon"
     [9-binary-fault]="server client-shell-fault" [10-broken-config]="server client-shell-badconf"
     [11-port-inactive]="server client-shell" [12-rd-break]="server client-shell"
-    [13-pxe]="client-pxe server-pxe"
+    [13-pxe]="client-pxe server-pxe" [14-dhcp]="client-pxe server-pxe client-shell"
     [image]="client-shell client-systemd client-shell-without client-shell-rdma-core"
 )
 
@@ -482,6 +482,46 @@ scenario_13-pxe() {
     stop_vm server
     check_count "$RUN_DIR/server.log" 'E2E-SERVER: client done' 2 "the server saw both nodes write to their root (two MACs)"
     CHECKS+=("ok   power-on to the NFS root's init (wall, TCG): PXE ${times[*]}")
+}
+
+scenario_14-dhcp() {
+    # DHCP on our interface, without PXE: ip=fabric0:dhcp (dracut's dhclient on the name
+    # rdma-provision gave) with the server VM answering on the private segment only
+    # (busybox udhcpd, a static lease by MAC). (a) The address comes by DHCP on fabric0
+    # and the root over NFS/RDMA. (b) No DHCP server: the boot ends, bounded, with
+    # dracut's reason, rdma-provision having done its part.
+    local log=$RUN_DIR/dhcp-client.log
+    start_vm server "$W/img/server-pxe.img" \
+        "console=ttyS0 panic=-1 rd.shell=0 e2e.ip=$SRV_IP/24 e2e.lifetime=400 e2e.leases=$CLI_MAC=$CLI_IP" \
+        "$SRV_MAC" "$PORT_A" "$PORT_B" 460
+    if ! wait_for_line server 'E2E-SERVER: READY' 240; then
+        check_true 1 "the server came up"
+        return
+    fi
+    local t0 rc=0
+    t0=$(now)
+    start_vm client "$W/img/client-shell.img" "$BOOT $ROOT_RDMA ip=$NIC:dhcp rd.neednet=1 $RDMA_ARGS" \
+        "$CLI_MAC" "$PORT_B" "$PORT_A" 300
+    wait_vm client || rc=$?
+    wait_for_line server 'E2E-SERVER: client done' 30 > /dev/null && sleep 2
+    stop_vm server
+    rename_logs dhcp
+    check_true "$rc" "(a) client VM powered off by itself (exit $rc) in $(elapsed "$t0") s"
+    check_line "$log" 'E2E-ONLINE: fabric0 configured by dracut .* rdma-provision done before: yes' \
+        "(a) dracut configured fabric0, the name rdma-provision gave, after it had run"
+    check_line "$log" "NFSROOT: root mount: .* / nfs4 .*proto=rdma,port=20049.*clientaddr=${CLI_IP//./\\.}," \
+        "(a) / is NFS over RDMA from the address DHCP gave fabric0"
+    check_line "$log" 'E2E-RESULT: BOOTED' "(a) booted into the NFS root"
+
+    log=$RUN_DIR/no-server-client.log
+    boot_pair no client-shell "$BOOT $ROOT_RDMA ip=$NIC:dhcp rd.neednet=1 $RDMA_ARGS rd.retry=10" 420
+    rename_logs no-server
+    check_true "$CLIENT_RC" "(b) no DHCP server: client VM powered off by itself (exit $CLIENT_RC) in $CLIENT_WALL s"
+    check_line "$log" 'rdma-provision: summary: .* 0 failed' "(b) rdma-provision did its part"
+    check_line "$log" 'dracut Warning: dhcp for interface fabric0 failed' "(b) dracut says DHCP failed on fabric0"
+    check_line "$log" 'E2E-RESULT: EMERGENCY' "(b) dracut's emergency path ran"
+    check_line "$log" 'E2E-EMERGENCY: unfinished .*' "(b) the reason: what never finished"
+    check_no_line "$log" 'E2E-RESULT: BOOTED' "(b) the boot did not go on"
 }
 
 scenario_image() {
