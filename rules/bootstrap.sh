@@ -31,6 +31,7 @@ BUILD_PKGS=(
   googletest=1.12.1 libtomlplusplus-dev=3.3.0 nlohmann-json3-dev=3.11.2
   iproute2 kmod nodejs npm clang-format file bc binutils openssl tar
   clang-14 libclang-rt-14-dev time strace
+  lintian rpm rpmlint
 )
 E2E_PKGS=(
   dracut-core=059 dracut-network=059 qemu-system-x86 qemu-utils linux-image-amd64

@@ -70,12 +70,21 @@ echo "=== release binary: bazel test --config=musl -c opt //tests/release:releas
 bazel_tests release //tests/release:release_test --config=musl -c opt --test_output=all \
   //tests/release:release_test
 
+echo "=== packages: rules/package.sh (.deb and .rpm of the release binary; lintian, rpmlint)"
+if pkg=$(bash rules/package.sh --out .cache/packages 2>&1); then
+  echo "$pkg"
+  add_counts packages "1 passed, 0 failed"
+else
+  echo "$pkg"
+  add_counts packages "0 passed, 1 failed"
+fi
+
 echo "=== fuzzing smoke run: every parser under libFuzzer with ASan+UBSan (tests/fuzz/run.sh)"
 fuzz=$(bash tests/fuzz/run.sh "${FUZZ_SECONDS:-5}" 2>&1)
 echo "$fuzz" | grep -v ' passed, '
 add_counts fuzzing "$(echo "$fuzz" | tail -n 1)"
 
-# E2E_SCENARIOS: which boots to run (default 1 3 4 7 8 9 10 11 12: shell-init root over
+# E2E_SCENARIOS: which boots to run (default 1 3 4 7 8 9 10 11 12 13: shell-init root over
 # NFS/RDMA, a bad parameter, the server absent, systemd with rdma-core's 50rdma beside
 # ours, our netlink requests against iproute2's on the guest kernel, the binary aborting
 # and hanging, a broken configuration in the image, a port without carrier, rd.break

@@ -37,6 +37,7 @@ trap 'cleanup_all; exit 130' INT TERM
 
 pick_kernel
 build_binary
+install_package
 QEMU_ACCEL=(-accel tcg)  # the same emulation for every boot (tests/e2e/lib.sh pick_accel)
 prepare_dracut_base
 for m in "$HERE"/dracut/*; do ln -sfn "$m" "$W/dracut-base/modules.d/${m##*/}"; done

@@ -81,6 +81,25 @@ build_binary() {  # -> $W/bin/rdma-provision (a copy: a rebuild during the run c
     say "binary: $("$W/bin/rdma-provision" --version 2>&1 | head -n1) ($(stat -c %s "$W/bin/rdma-provision") bytes, $(file -b "$W/bin/rdma-provision" | cut -d, -f1-2))"
 }
 
+# What users install: the .deb that rules/package.sh makes from that binary, unpacked into
+# $W/pkgroot (dpkg-deb -x, a scratch root); the images take the dracut module and the
+# binary from there, at the package's paths, not from the build tree.
+PKG_ROOT=$W/pkgroot
+install_package() {
+    rm -rf "$W/pkg" "$PKG_ROOT"
+    bash "$REPO/rules/package.sh" --binary "$W/bin/rdma-provision" --out "$W/pkg" --no-lint \
+        > "$W/logs/package.log" 2>&1 || {
+        tail -n 20 "$W/logs/package.log" >&2
+        die_e2e "rules/package.sh failed (log: $W/logs/package.log)"
+    }
+    local deb
+    deb=$(ls "$W"/pkg/rdma-provision_*_amd64.deb)
+    dpkg-deb -x "$deb" "$PKG_ROOT" || die_e2e "dpkg-deb -x $deb"
+    [[ -x $PKG_ROOT/usr/sbin/rdma-provision && -d $PKG_ROOT/usr/lib/dracut/modules.d/90rdma-provision ]] ||
+        die_e2e "$deb lacks the binary or the dracut module"
+    say "package: ${deb##*/} unpacked into $PKG_ROOT (the images use its module and binary)"
+}
+
 # The test-only tools scenario 8 runs in the guest (tests/nlmon), static like the binary.
 build_test_tools() {
     say "building tests/nlmon tools: bazel build --config=musl -c opt //tests/nlmon:nl_ops //tests/nlmon:nlcap"
@@ -146,7 +165,7 @@ prepare_dracut_base() {
         [[ ${m##*/} == *rdma-provision ]] && continue  # an installed copy: ours replaces it
         ln -s "$m" "$base/modules.d/${m##*/}"
     done
-    ln -s "$REPO/dracut-module/90rdma-provision" "$base/modules.d/90rdma-provision"
+    ln -s "$PKG_ROOT/usr/lib/dracut/modules.d/90rdma-provision" "$base/modules.d/90rdma-provision"
     for m in "$E2E"/dracut/*; do ln -s "$m" "$base/modules.d/${m##*/}"; done
     mkdir -p "$W/conf.d-empty"
 }
@@ -160,7 +179,7 @@ prepare_nfsroot() {  # the tiny root the server exports
     # The real root's own run (what rdma-provision.service does there): the same binary
     # and configuration as the client's initramfs.
     mkdir -p "$r/usr/sbin" "$r/etc/rdma-provision"
-    cp "$W/bin/rdma-provision" "$r/usr/sbin/rdma-provision"
+    cp "$PKG_ROOT/usr/sbin/rdma-provision" "$r/usr/sbin/rdma-provision"
     cp "$E2E/client.conf" "$r/etc/rdma-provision/rdma-provision.conf"
     # systemd's switch-root wants an OS tree.
     printf 'NAME="rdma-provision e2e root"\nID=e2e\nPRETTY_NAME="rdma-provision e2e root"\n' > "$r/etc/os-release"
@@ -369,7 +388,7 @@ RDMA_ARGS="rd.rdma.rxe=$NIC rd.rdma.roce=rxe0/1:v2:106 rd.rdma.name=$NIC:$CLI_MA
 CLIENT_MODULES="base bash udev-rules network-legacy network nfs"
 SYSTEMD_MODULES="systemd systemd-initrd dracut-systemd"
 CLIENT_CONF=(
-    "rdma_provision_binary=$W/bin/rdma-provision"
+    "rdma_provision_binary=$PKG_ROOT/usr/sbin/rdma-provision"
     "rdma_provision_config=$E2E/client.conf"
     "rdma_provision_drivers=rdma_rxe"
     "rdma_provision_rdma_core=no"

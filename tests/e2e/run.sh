@@ -613,6 +613,7 @@ main() {
     pick_kernel
     say "kernel $KVER, dracut $(dpkg-query -W -f='${Version}' dracut-core 2> /dev/null), $(qemu-system-x86_64 --version | head -n1)"
     build_binary
+    install_package
     [[ " ${selected[*]} " == *" 8-netlink-requests "* ]] && build_test_tools
     pick_accel
     prepare_dracut_base
