@@ -130,6 +130,23 @@ Description: $DESC_SHORT
 $(echo "$DESC_LONG" | sed 's/^/ /')
 EOF
 echo /etc/rdma-provision/rdma-provision.conf > "$ROOT/DEBIAN/conffiles"
+# Installed without dracut: one line says what that means (the package is still usable on
+# the real root), instead of a module that silently never runs.
+cat > "$STAGE/postinst" << 'EOF'
+#!/bin/sh
+set -e
+if [ "$1" = configure ] || [ "$1" -eq 1 ] 2>/dev/null; then
+    if ! command -v dracut > /dev/null 2>&1; then
+        echo "rdma-provision: dracut is not installed: the initramfs module in /usr/lib/dracut/modules.d/90rdma-provision stays unused until it is (rdma-provision.service works on the real root)" >&2
+    fi
+fi
+exit 0
+EOF
+install -m 0755 "$STAGE/postinst" "$ROOT/DEBIAN/postinst"
+# The message, checked here: what the script says with no dracut on the PATH.
+msg=$(PATH=/nonexistent /bin/sh "$STAGE/postinst" configure 2>&1) &&
+  [[ $msg == "rdma-provision: dracut is not installed: "* ]] ||
+  die "postinst without dracut said: '$msg'"
 (cd "$ROOT" && find . -path ./DEBIAN -prune -o -type f -printf '%P\n' | LC_ALL=C sort |
   xargs md5sum) > "$ROOT/DEBIAN/md5sums"
 dpkg-deb --root-owner-group --build "$ROOT" "$DEB" >/dev/null || die "dpkg-deb --build"
@@ -154,6 +171,9 @@ Recommends: dracut
 
 %description
 $DESC_LONG
+
+%post
+$(sed '1d' "$STAGE/postinst")
 
 %prep
 %build
