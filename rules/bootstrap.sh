@@ -36,7 +36,7 @@ BUILD_PKGS=(
 E2E_PKGS=(
   dracut-core=059 dracut-network=059 qemu-system-x86 qemu-utils linux-image-amd64
   busybox-static nfs-kernel-server rpcbind cpio kmod rdma-core ibverbs-utils ibverbs-providers
-  strace
+  strace network-manager
 )
 
 pkg_version() { dpkg-query -W -f='${Status} ${Version}\n' "$1" 2>/dev/null |

@@ -20,7 +20,8 @@ W=${E2E_WORK:-$E2E/work}
 . "$E2E/lib.sh"
 
 SCENARIOS=(1-shell-init 2-systemd-init 3-bad-parameter 4-server-absent 5-disabled 6-roce-v1 7-with-50rdma 8-netlink-requests
-    9-binary-fault 10-broken-config 11-port-inactive 12-rd-break 13-pxe 14-dhcp image)
+    9-binary-fault 10-broken-config 11-port-inactive 12-rd-break 13-pxe 14-dhcp
+    15-network-manager image)
 declare -A NEEDS=(  # images each one needs
     [1-shell-init]="server client-shell" [2-systemd-init]="server client-systemd"
     [3-bad-parameter]="server client-shell" [4-server-absent]="client-shell"
@@ -29,6 +30,7 @@ declare -A NEEDS=(  # images each one needs
     [9-binary-fault]="server client-shell-fault" [10-broken-config]="server client-shell-badconf"
     [11-port-inactive]="server client-shell" [12-rd-break]="server client-shell"
     [13-pxe]="client-pxe server-pxe" [14-dhcp]="client-pxe server-pxe client-shell"
+    [15-network-manager]="server client-systemd-nm"
     [image]="client-shell client-systemd client-shell-without client-shell-rdma-core"
 )
 
@@ -50,6 +52,10 @@ build_images() {  # the images the selected scenarios need
         "$CLIENT_MODULES rdma-provision e2e-client" "${CLIENT_CONF[@]}" "e2e_fault_wrapper=yes" || rc=1; }
     [[ $want == *" client-shell-badconf "* ]] && { build_image client-shell-badconf \
         "$CLIENT_MODULES rdma-provision e2e-client" "${CLIENT_CONF[@]}" "e2e_broken_config=$E2E/broken.conf" || rc=1; }
+    # dracut's network-manager module instead of network-legacy (RHEL, Fedora).
+    [[ $want == *" client-systemd-nm "* ]] && { build_image client-systemd-nm \
+        "$SYSTEMD_MODULES ${CLIENT_MODULES/network-legacy/network-manager} rdma-provision e2e-client" \
+        "${CLIENT_CONF[@]}" || rc=1; }
     # The PXE pair: the client's image first, then the server that serves it.
     [[ $want == *" client-pxe "* ]] && { build_image client-pxe "$CLIENT_MODULES rdma-provision e2e-client" \
         "${CLIENT_CONF[@]/#rdma_provision_config=*/rdma_provision_config=$E2E/cluster.conf}" || rc=1; }
@@ -396,6 +402,7 @@ PXE_NAMES=(nodea0 nodeb0)   # their rows in tests/e2e/cluster.conf
 PXE_IPS=(10.77.0.2 10.77.0.3)  # the server's static DHCP leases
 PXE_CMDLINE="$BOOT $ROOT_RDMA ip=dhcp rd.neednet=1 rd.rdma.roce=rxe0/1:v2:106 rd.rdma.wait=rxe0/1"
 PXE_BROKEN_MAC=52:54:00:77:00:04  # the server's script gives it a corrupt initramfs
+PXE_STRANGER_MAC=52:54:00:77:00:05  # no row in the node table, no static lease
 
 prepare_pxe_dir() {  # $W/pxe: what the server's httpd serves
     local d=$W/pxe
@@ -464,6 +471,14 @@ scenario_13-pxe() {
     check_line "$RUN_DIR/broken.log" 'E2E-PXE: kernel and a corrupt initramfs loaded over HTTP' "broken: iPXE loaded what the server served"
     check_line "$RUN_DIR/broken.log" 'Initramfs unpacking failed' "broken: the kernel's own message names the initramfs"
     check_line "$RUN_DIR/broken.log" 'Kernel panic' "broken: ... and the boot ends there (panic=-1, no hang)"
+    # A node the table does not know: the defaults apply, it says so once, and without
+    # its row it has no Soft-RoCE device, so the root over RDMA cannot come: bounded.
+    pxe_node stranger "$PXE_STRANGER_MAC" pxe
+    log=$RUN_DIR/stranger.log
+    check_count "$log" "^\\[ *[0-9.]+\\] rdma-provision: the node table \\(2 rows\\) has no row for this node \\(${PXE_STRANGER_MAC}\\): the defaults apply" 1 \
+        "stranger: the node table has no row for its MAC, and it says so once"
+    check_line "$log" 'timed-out +wait-port rxe0/1: .*there is no RDMA device rxe0' "stranger: the wait names what the defaults lack"
+    check_line "$log" 'E2E-RESULT: EMERGENCY' "stranger: no root over RDMA without its row: dracut's emergency path, bounded"
     for i in 0 1; do
         name=node$i log=$RUN_DIR/node$i.log
         pxe_node "$name" "${PXE_MACS[$i]}" pxe
@@ -522,6 +537,21 @@ scenario_14-dhcp() {
     check_line "$log" 'E2E-RESULT: EMERGENCY' "(b) dracut's emergency path ran"
     check_line "$log" 'E2E-EMERGENCY: unfinished .*' "(b) the reason: what never finished"
     check_no_line "$log" 'E2E-RESULT: BOOTED' "(b) the boot did not go on"
+}
+
+scenario_15-network-manager() {
+    # The systemd initramfs with dracut's network-manager module in place of network-legacy,
+    # as RHEL 8-10 and Fedora build it: nm-initrd-generator turns ip= into a connection for
+    # fabric0, the name our early rules gave when the NIC appeared; our apply finishes
+    # before NetworkManager starts; the root comes over NFS/RDMA as in scenario 2.
+    local log=$RUN_DIR/client.log l=$RUN_DIR/lsinitrd.txt
+    lsinitrd "$W/img/client-systemd-nm.img" > "$l" 2>&1
+    check_line "$l" 'NetworkManager/nm-initrd-generator$' "the image has NetworkManager's initrd generator"
+    check_line "$l" 'initrd\.target\.wants/nm-initrd\.service' "... and nm-initrd.service"
+    check_no_line "$l" '/ifup$' "... and not network-legacy's ifup"
+    scenario_boot client-systemd-nm
+    check_order "$log" 'Finished .*rdma-provision-ap' 'Start(ing|ed) .*(nm-initrd|NetworkManager)' \
+        "rdma-provision-apply.service finished before NetworkManager started"
 }
 
 scenario_image() {
