@@ -138,11 +138,14 @@ install() {
     inst_simple "$moddir/rdma-provision-lib.sh" /lib/rdma-provision-lib.sh
     inst_script "$moddir/rdma-provision-queue.sh" /sbin/rdma-provision-queue
     inst_rules "$moddir/61-rdma-provision.rules"
-    inst_multiple udevadm cat mkdir mv rm tr sleep  # sleep: the hooks' watchdog (rp_run_apply)
+    inst_multiple udevadm cat mkdir mv rm tr sleep  # sleep: the hooks' watchdog (rp_run_bin)
 
     # Hook names are dracut's hookdirs (dracut-init.sh); inst_hook, inst_rules, inst_script
     # and dracut_need_initqueue: dracut-init.sh; pre-pivot is sourced by init.sh (99base).
     inst_hook initqueue/finished 50 "$moddir/rdma-provision-finished.sh"
+    # rd.rdma.verify=peer: sourced by ifup/nm-run once an interface is configured, before
+    # netroot mounts the root (both init flavours run initqueue/online hooks).
+    inst_hook initqueue/online 50 "$moddir/rdma-provision-online.sh"
     if dracut_module_included systemd; then
         inst_script "$moddir/rdma-provision-boot.sh" /sbin/rdma-provision-boot
         for _f in rdma-provision-early rdma-provision-apply rdma-provision-handoff; do

@@ -139,10 +139,18 @@ rp_queue() {
     : >> /lib/dracut/hooks/initqueue/work
 }
 
-# The summary and the error of each failed action, from the binary's state, on one line:
-# the console must say why even if the kernel rate-limited some of the binary's lines.
+# The summary and the error of each failed action, from the binary's state (or the state
+# file $1, e.g. verify.env), on one line: the console must say why even if the kernel
+# rate-limited some of the binary's lines.
 rp_state_reason() {
-    rp_state || return 0
+    if [ -n "${1:-}" ]; then
+        RP_SUMMARY='' RP_ERRORS=''
+        [ -r "$1" ] || return 0
+        # shellcheck disable=SC1090 # written by the binary at run time
+        . "$1"
+    else
+        rp_state || return 0
+    fi
     _rp_reason=$RP_SUMMARY
     while IFS= read -r _rp_line; do
         [ -n "$_rp_line" ] && _rp_reason="${_rp_reason:+$_rp_reason; }$_rp_line"
@@ -164,18 +172,19 @@ rp_signal_name() {
     esac
 }
 
-# Runs "rdma-provision apply" with a watchdog. The binary bounds its own run by
+# Runs "rdma-provision $1" (a command and its options: "apply", "verify --boot") with a
+# watchdog, its output in $RP_RUN/$2. The binary bounds its own run by
 # rd.rdma.timeout; a process stuck in a system call, or killed, never reports. Past that
 # deadline plus RP_GRACE seconds the watchdog kills it (and records that it did); when
 # even SIGKILL does not end it (a task in an uninterruptible sleep), it wakes this shell
 # (SIGUSR1 interrupts wait) and the boot goes on without it. Sets _rp_rc: the exit
 # status, 128+N after signal N, 255 when the process had to be left behind.
-rp_run_apply() {
+rp_run_bin() {
     rp_state > /dev/null 2>&1 || true  # RP_TIMEOUT from the early step
     _rp_limit=$((${RP_TIMEOUT:-60} + RP_GRACE))
     rm -f "$RP_RUN/watchdog"
-    # shellcheck disable=SC2046
-    "$RP_BIN" apply $(rp_cmdline_opt) > "$RP_RUN/apply.log" 2>&1 &
+    # shellcheck disable=SC2046,SC2086 # $1: the command and its options, split on purpose
+    "$RP_BIN" $1 $(rp_cmdline_opt) > "$RP_RUN/$2" 2>&1 &
     _rp_pid=$!
     _rp_shell=$$
     (
@@ -219,7 +228,7 @@ rp_apply() {
         : > "$RP_RUN/initqueue.done"
         return 0
     fi
-    rp_run_apply
+    rp_run_bin apply apply.log
     rp_show "$RP_RUN/apply.log"
     rp_state && [ "$RP_ENABLED" = 0 ] && : > "$RP_RUN/disabled"
     : > "$RP_RUN/initqueue.done"
@@ -240,6 +249,33 @@ rp_apply() {
             fi
             [ "$_rp_rc" -gt 128 ] && rp_record_crash "$_rp_rc" "$_rp_why"
             rp_fail "$_rp_why; nothing more is known of this run"
+            ;;
+    esac
+}
+
+# rd.rdma.verify=peer: once the network is up (initqueue/online, which dracut's ifup and
+# nm-run source for each interface before /sbin/netroot mounts the root), the binary
+# connects to the peer through rdma_cm and reports the path; once per boot. A failure
+# follows the policy: under rd.rdma.required=1 the boot stops before the mount with the
+# failing stage named (address or route resolution, connect, data transfer).
+rp_verify() {
+    [ -e "$RP_RUN/verify.done" ] && return 0
+    [ -e "$RP_RUN/invalid-input" ] && return 0
+    rp_state || return 0
+    [ "${RP_ENABLED:-1}" = 1 ] && [ "${RP_VERIFY:-0}" = peer ] || return 0
+    mkdir -p "$RP_RUN"
+    : > "$RP_RUN/verify.done"
+    rp_run_bin "verify --boot" verify.log
+    rp_show "$RP_RUN/verify.log"
+    case $_rp_rc in
+        0) return 0 ;;
+        2) rp_fail "verify: invalid input (exit 2)" ;;
+        *)
+            if [ "$_rp_rc" -gt 128 ] || [ -e "$RP_RUN/watchdog" ]; then
+                rp_fail "verify was killed or crashed (exit $_rp_rc) before it could tell whether the RDMA path to the peer works"
+            else
+                rp_fail "verify: the RDMA path to the peer does not work (exit $_rp_rc)$(rp_state_reason "$RP_RUN/verify.env")"
+            fi
             ;;
     esac
 }

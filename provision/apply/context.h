@@ -47,4 +47,8 @@ Outcome exec_address(ApplyContext& ctx, const Action& a, const AddAddress& p);
 Outcome exec_route(ApplyContext& ctx, const Action& a, const AddRoute& p);
 Outcome exec_wait_link(ApplyContext& ctx, const Action& a, const WaitLink& p);
 
+// libibverbs and librdmacm: the data path tried (apply/verify.cc)
+Outcome exec_verify_port(ApplyContext& ctx, const Action& a, const VerifyPort& p);
+Outcome exec_verify_peer(ApplyContext& ctx, const Action& a, const VerifyPeer& p);
+
 }  // namespace rp

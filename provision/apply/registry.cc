@@ -28,6 +28,8 @@ constexpr std::array<ExecutorEntry, kActionKinds> kExecutors = {{
     {ActionKind::kAddRoute, run<AddRoute, exec_route>, false},
     {ActionKind::kWaitPort, run<WaitPort, exec_wait_port>, false},
     {ActionKind::kWaitLink, run<WaitLink, exec_wait_link>, false},
+    {ActionKind::kVerifyPort, run<VerifyPort, exec_verify_port>, false},
+    {ActionKind::kVerifyPeer, run<VerifyPeer, exec_verify_peer>, false},
 }};
 
 constexpr bool rows_in_kind_order() {

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <ctime>
 
@@ -14,6 +15,7 @@
 #include "provision/inputs/load.h"
 #include "provision/inventory/inventory.h"
 #include "provision/kernel/files.h"
+#include "provision/kernel/rdma_check.h"
 #include "provision/plan/node_table.h"
 #include "provision/plan/plan.h"
 #include "provision/report/handoff.h"
@@ -199,6 +201,95 @@ int cmd_udev_name(const Options& o) {
   const std::string name = configured_name(in.config, *o.address);
   if (!name.empty()) print("RDMA_PROVISION_NAME=" + name + "\n");
   return kExitOk;
+}
+
+}  // namespace rp
+
+// ---------------------------------------------------------------- verify
+
+namespace rp {
+namespace {
+
+volatile sig_atomic_t g_stop_listening = 0;
+void stop_listening(int) { g_stop_listening = 1; }
+
+int verify_listen(const Options& o) {
+  std::signal(SIGTERM, stop_listening);
+  std::signal(SIGINT, stop_listening);
+  auto say = [](const std::string& line) {
+    std::printf("rdma-provision: verify: %s\n", line.c_str());
+    std::fflush(stdout);
+  };
+  std::optional<IpAddress> address;
+  if (!o.listen_any) address = o.listen->address;
+  auto st = cm_listen(address, o.listen->port.value_or(kVerifyPort), say,
+                      [] { return g_stop_listening != 0; });
+  if (!st) {
+    std::fprintf(stderr, "rdma-provision: verify --listen %s\n", st.error().str().c_str());
+    return 1;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int cmd_verify(const Options& o) {
+  if (o.listen) return verify_listen(o);
+  Root root(o.root);
+  if (!root_usable(root, o, "verify")) return kExitUsage;
+  Log log(make_sink(root, o.log));
+  Inventory inv = discover(root, Detail::kPlan);
+  Inputs in = load_inputs(root, o.inputs);
+  resolve_node_table(inv, in.config);
+  for (const auto& w : in.diag.warnings) log.warn(w.str());
+  if (!in.diag.ok()) {
+    for (const auto& e : in.diag.errors) log.error(e.str());
+    log.error("invalid input: nothing verified");
+    return kExitInvalid;
+  }
+  const Config& cfg = in.config;
+  const Sourced<VerifySetting>& v = cfg.verify;
+  VerifyRequest r;
+  std::optional<Endpoint> peer = o.peer;
+  std::string peer_source = "--peer";
+  if (!peer && v.value.mode == VerifySetting::Mode::kPeer) {
+    peer_source = v.source;
+    if (v.value.peer) {
+      peer = Endpoint{*v.value.peer, v.value.port};
+    } else if (cfg.nfs_server) {
+      peer = Endpoint{cfg.nfs_server->value, v.value.port};
+      peer_source += " (the NFS server of " + cfg.nfs_server->source + ")";
+    }
+  }
+  if (o.boot) {
+    // At the network-online point: only the peer check, and only when asked (apply has
+    // checked the ports). Quiet when there is nothing to do: the hook runs on every boot.
+    if (!cfg.enabled.value || v.value.mode != VerifySetting::Mode::kPeer) return kExitOk;
+    r.ports = false;
+    r.reason = peer_source;
+  } else {
+    r.reason = o.peer ? "--peer" : "verify";
+  }
+  if (v.value.mode == VerifySetting::Mode::kPeer && !peer && (o.boot || !o.peer)) {
+    log.error(v.source +
+              ": peer: no address given and root=/netroot= names no NFS server by address; "
+              "write rd.rdma.verify=peer:ADDR");
+    if (!o.boot) return 1;
+  }
+  if (peer) r.peer = VerifyPeer{peer->address, peer->port.value_or(kVerifyPort)};
+  Plan plan = make_verify_plan(cfg, inv, r);
+  for (const auto& n : plan.notes) log.notice(n);
+  RealFileOps files(root);
+  ApplyContext ctx{files, root.is_live(), Deadline(std::chrono::seconds(plan.timeout_s)), log};
+  ApplyReport report = apply_plan(plan, ctx, nullptr);
+  int rc = report.exit_code();
+  if (o.boot) {
+    if (!r.peer) rc = 1;  // asked for, and impossible: said above
+    std::string err;
+    if (!write_run_file(root, kVerifyPath, state_json(cfg, plan, &report), err)) log.error(err);
+    if (!write_run_file(root, kVerifyEnvPath, state_env(cfg, plan, &report), err)) log.error(err);
+  }
+  return rc;
 }
 
 }  // namespace rp

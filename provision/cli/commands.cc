@@ -30,6 +30,12 @@ const std::vector<Command>& command_table() {
        cmd_apply,
        "carry out the plan; exit 0 all done, 1 some action failed, 2 invalid input (nothing "
        "applied), 3 deadline"},
+      {"verify",
+       {"--root", "inputs", "--peer", "--listen", "--boot", "--log"},
+       cmd_verify,
+       "try the RDMA data path: a loopback RC QP pair on each configured port (every port "
+       "when none is), a peer with --peer; --listen answers peers; exit 0 verified, 1 a "
+       "check failed, 2 invalid input"},
       {"udev-rules",
        {"--root", "inputs", "--output", "--state-env"},
        cmd_udev_rules,

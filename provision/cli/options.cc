@@ -99,6 +99,36 @@ const std::vector<OptionSpec>& option_table() {
          o.drivers = std::move(mods);
          return std::string();
        }},
+      {"--peer", "ADDR[:PORT]", "",
+       "verify: connect to the `verify --listen` at ADDR (an IP address; [IPv6]:PORT), write "
+       "into its buffer and time round trips (default port 7472)",
+       false,
+       [](std::string_view v, Options& o) {
+         o.peer = parse_endpoint(v);
+         return o.peer ? std::string()
+                       : "--peer: " + quote(v) + " is not ADDR, ADDR:PORT or [IPv6]:PORT";
+       }},
+      {"--listen", "ADDR[:PORT]|:PORT|all", "",
+       "verify: answer peer checks on that address (all: every address) until SIGTERM", false,
+       [](std::string_view v, Options& o) {
+         if (v == "all" || (v.size() > 1 && v[0] == ':')) {
+           o.listen_any = true;
+           auto ep = parse_endpoint("0.0.0.0" + std::string(v == "all" ? "" : v));
+           if (ep) o.listen = ep;
+         } else {
+           o.listen = parse_endpoint(v);
+         }
+         return o.listen ? std::string()
+                         : "--listen: " + quote(v) + " is not ADDR, ADDR:PORT, :PORT or all";
+       }},
+      {"--boot", "", "",
+       "verify: what rd.rdma.verify asks once the network is up (the peer check; nothing when "
+       "it asks for none); the result also in /run/rdma-provision/verify.{json,env}",
+       false,
+       [](std::string_view, Options& o) {
+         o.boot = true;
+         return std::string();
+       }},
       {"--no-rdma-core", "", "",
        "as if rdma-core's files (/etc/rdma, modprobe.d, 70-persistent-ipoib.rules) were "
        "absent",

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "provision/inputs/load.h"
+#include "provision/inputs/values.h"
 
 namespace rp {
 
@@ -26,6 +27,10 @@ struct Options {
   std::optional<std::vector<std::string>> drivers;  // --drivers: the target's RDMA drivers
   bool rdma_core = true;                            // false: --no-rdma-core
   bool help = false;                                // --help after the command
+  std::optional<Endpoint> peer;                     // verify --peer
+  std::optional<Endpoint> listen;                   // verify --listen (address 0: every one)
+  bool listen_any = false;                          // --listen :PORT or --listen all
+  bool boot = false;                                // verify --boot
 };
 
 struct OptionSpec {

@@ -104,6 +104,18 @@ struct WaitItem {
   std::string str() const;
 };
 
+// rd.rdma.verify: try the RDMA data path before the root is mounted (libibverbs,
+// librdmacm; kernel/rdma_check.h). ports: a loopback check on each port the configuration
+// involves (in apply); peer: that and a connection to a peer's `verify --listen` once the
+// network is up (the address given, else the NFS server of root=/netroot=).
+struct VerifySetting {
+  enum class Mode { kOff, kPorts, kPeer };
+  Mode mode = Mode::kOff;
+  std::optional<IpAddress> peer;  // kPeer; nullopt: the NFS server of root=
+  uint16_t port = 7472;           // kPeer: the listener's port (kernel/rdma_check.h kVerifyPort)
+  std::string str() const;        // "0", "ports", "peer", "peer:10.0.0.1:7472"
+};
+
 struct RoceSetting {
   std::optional<Sourced<RoceMode>> mode;
   std::optional<Sourced<unsigned>> tos;
@@ -186,6 +198,11 @@ struct Config {
   std::optional<Sourced<std::string>> rdma_rename_rules;
   std::map<std::string, std::vector<AddressSetting>> addresses;  // ifname -> addresses
   std::map<std::string, std::vector<RouteSetting>> routes;       // ifname -> routes
+
+  Sourced<VerifySetting> verify{{}, "default"};
+  // The NFS server of root=/netroot= (dracut's nfs forms: nfs[4]:SERVER:/path[:options]):
+  // the peer rd.rdma.verify=peer checks when it names none.
+  std::optional<Sourced<IpAddress>> nfs_server;
 
   // rd.rdma.wait, in input order.
   std::vector<Sourced<WaitItem>> wait;

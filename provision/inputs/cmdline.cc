@@ -51,6 +51,24 @@ void read_enabled(const Arg& a) { read_bool(a, a.cfg.enabled); }
 void read_required(const Arg& a) { read_bool(a, a.cfg.required); }
 void read_defer(const Arg& a) { read_bool(a, a.cfg.defer_lists); }
 
+void read_verify(const Arg& a) {
+  // The key alone asks for the port checks, as getargbool would read "rd.rdma.verify".
+  if (a.value().empty()) {
+    VerifySetting v;
+    v.mode = VerifySetting::Mode::kPorts;
+    a.cfg.verify = {v, a.where};
+  } else if (auto v = parse_verify(a.value(), a.where, a.diag)) {
+    a.cfg.verify = {*v, a.where};
+  }
+}
+
+// dracut's root=/netroot=: only its NFS server is ours to read (the peer rd.rdma.verify=peer
+// checks); any other root is none of our business and never an error.
+void read_root(const Arg& a) {
+  if (auto server = nfs_root_server(a.value()))
+    a.cfg.nfs_server = Sourced<IpAddress>{*server, a.where};
+}
+
 void read_timeout(const Arg& a) {
   if (auto t = parse_timeout(a.value(), a.where, a.diag)) a.cfg.timeout_s = {*t, a.where};
 }
@@ -240,6 +258,9 @@ constexpr Known kKnown[] = {
     {"rd.rdma.wait", "<all|none|<device>/<port>|netdev-<if>|<ifname>>[,...]", read_wait, false},
     {"rd.rdma.timeout", "<seconds>", read_timeout, false},
     {"rd.rdma.required", "<boolean>", read_required, true},
+    {"rd.rdma.verify", "<0|ports|peer[:<addr>[:<port>]]>", read_verify, true},
+    {"root", "nfs[4]:<server>:/<path>[:<options>]", read_root, true},
+    {"netroot", "nfs[4]:<server>:/<path>[:<options>]", read_root, true},
     {"ib.pkey", "<parent>.<hex pkey>", read_nm_pkey, false},
     {"ifname", "<name>:<mac>", read_dracut_ifname, false},
 };

@@ -82,6 +82,21 @@ std::optional<unsigned> parse_pfc_mask(std::string_view s, PfcDirection dir,
 std::optional<IpAddress> parse_ip_address(std::string_view s, const std::string& where,
                                           Diagnostics& d);
 // "10.0.0.5/24", "fd00::5/64": a length is required.
+// An rdma_cm endpoint: "ADDR", "ADDR:PORT", "[V6]", "[V6]:PORT" (an IPv6 address with a
+// port needs brackets); the port 1..65535. nullopt when it is none of these.
+struct Endpoint {
+  IpAddress address;
+  std::optional<uint16_t> port;
+};
+std::optional<Endpoint> parse_endpoint(std::string_view s);
+// rd.rdma.verify / [general] verify: "0"|"off"|"no", "ports", "peer", "peer:ADDR",
+// "peer:ADDR:PORT", "peer:[V6]:PORT".
+std::optional<VerifySetting> parse_verify(std::string_view s, const std::string& where,
+                                          Diagnostics& d);
+// The NFS server of dracut's root=/netroot= NFS forms (modules.d/95nfs/nfs-lib.sh nfs_to_var:
+// nfs:SERVER:PATH[:OPTIONS], nfs4:..., SERVER an IPv4 address or [IPv6]); nullopt for any
+// other root (a block device, dhcp, a server given by name: the address is what we need).
+std::optional<IpAddress> nfs_root_server(std::string_view root);
 std::optional<IpPrefix> parse_prefix(std::string_view s, const std::string& where, Diagnostics& d);
 // "default via 10.0.0.1" or "10.2.0.0/16 via 10.0.0.254".
 std::optional<RouteSetting> parse_route(std::string_view s, const std::string& where,

@@ -20,14 +20,15 @@ static_assert(
         kAt<ActionKind::kSetIpoibMode, SetIpoibMode> && kAt<ActionKind::kSetMtu, SetMtu> &&
         kAt<ActionKind::kLinkUp, LinkUp> && kAt<ActionKind::kAddAddress, AddAddress> &&
         kAt<ActionKind::kAddRoute, AddRoute> && kAt<ActionKind::kWaitPort, WaitPort> &&
-        kAt<ActionKind::kWaitLink, WaitLink>,
+        kAt<ActionKind::kWaitLink, WaitLink> && kAt<ActionKind::kVerifyPort, VerifyPort> &&
+        kAt<ActionKind::kVerifyPeer, VerifyPeer>,
     "ActionKind and ActionParams list the kinds in the same order");
 
 // The names plan, report, state file and logs use, indexed by ActionKind.
 constexpr std::array<std::string_view, kActionKinds> kNames = {
-    "load-module", "reload-module", "port-type",  "port-mtu",   "soft-link", "rename",
-    "roce-mode",   "roce-tos",      "pkey-child", "ipoib-mode", "mtu",       "link-up",
-    "address",     "route",         "wait-port",  "wait-link",
+    "load-module", "reload-module", "port-type",  "port-mtu",   "soft-link",   "rename",
+    "roce-mode",   "roce-tos",      "pkey-child", "ipoib-mode", "mtu",         "link-up",
+    "address",     "route",         "wait-port",  "wait-link",  "verify-port", "verify-peer",
 };
 
 struct Text {
@@ -67,12 +68,22 @@ Text text(const AddAddress& p) { return {p.ifname, p.prefix.str()}; }
 Text text(const AddRoute& p) { return {p.ifname, p.shown()}; }
 Text text(const WaitPort& p) { return {port_of(p.device, p.port), "ACTIVE"}; }
 Text text(const WaitLink& p) { return {p.ifname, "carrier"}; }
+Text text(const VerifyPort& p) {
+  return {port_of(p.device, p.port),
+          "RC loopback" + (p.mode ? std::string(" (RoCE ") + std::string(to_string(*p.mode)) + ")"
+                                  : std::string())};
+}
+Text text(const VerifyPeer& p) { return {p.shown(), "RDMA connection, write and round trips"}; }
 
 Text text_of(const ActionParams& params) {
   return std::visit([](const auto& p) { return text(p); }, params);
 }
 
 }  // namespace
+
+std::string VerifyPeer::shown() const {
+  return (address.v6 ? "[" + address.str() + "]" : address.str()) + ":" + std::to_string(port);
+}
 
 std::string PfcMasks::str() const { return "pfctx=0x" + hex(tx, 2) + " pfcrx=0x" + hex(rx, 2); }
 

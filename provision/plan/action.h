@@ -107,11 +107,24 @@ struct WaitPort {
 struct WaitLink {
   std::string ifname;
 };
+// rd.rdma.verify: the data path of a port tried with a loopback RC QP pair (the RoCE type
+// of the port's configured mode, v2 by default), or a connection to a peer's listener.
+struct VerifyPort {
+  std::string device;
+  unsigned port = 1;
+  std::optional<RoceMode> mode;  // the port's configured RoCE mode (RoCE ports)
+};
+struct VerifyPeer {
+  IpAddress address;
+  uint16_t port = 7472;
+  std::string shown() const;  // "10.0.0.1:7472", "[fd00::1]:7472"
+};
 
 // The order of the alternatives is the order of ActionKind (checked in action.cc).
-using ActionParams = std::variant<LoadModule, ReloadModule, SetPortType, SetPortMtu, CreateSoftLink,
-                                  Rename, SetRoceMode, SetRoceTos, CreatePkeyChild, SetIpoibMode,
-                                  SetMtu, LinkUp, AddAddress, AddRoute, WaitPort, WaitLink>;
+using ActionParams =
+    std::variant<LoadModule, ReloadModule, SetPortType, SetPortMtu, CreateSoftLink, Rename,
+                 SetRoceMode, SetRoceTos, CreatePkeyChild, SetIpoibMode, SetMtu, LinkUp, AddAddress,
+                 AddRoute, WaitPort, WaitLink, VerifyPort, VerifyPeer>;
 
 enum class ActionKind {
   kLoadModule,
@@ -130,6 +143,8 @@ enum class ActionKind {
   kAddRoute,
   kWaitPort,
   kWaitLink,
+  kVerifyPort,
+  kVerifyPeer,
 };
 constexpr size_t kActionKinds = std::variant_size_v<ActionParams>;
 std::string_view to_string(ActionKind k);  // "load-module", "port-type", ...

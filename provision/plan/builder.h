@@ -37,6 +37,7 @@ class PlanBuilder {
   // Appends an action; returns its index.
   size_t add(Action a);
   const Action& action(size_t i) const { return plan_.actions[i]; }
+  size_t size() const { return plan_.actions.size(); }
   // Makes `a` wait for `dep` (once), when there is one.
   static void need(Action& a, std::optional<size_t> dep);
   void note(std::string text) { plan_.notes.push_back(std::move(text)); }
@@ -109,5 +110,13 @@ void plan_ipoib(PlanBuilder& b);          // plan/ipoib.cc: IPoIB mode, MTU
 void plan_links_up(PlanBuilder& b);       // plan/network.cc: links up
 void plan_addresses(PlanBuilder& b);      // plan/network.cc: addresses and routes
 void plan_waits(PlanBuilder& b);          // plan/waits.cc: rd.rdma.wait
+void plan_verify(PlanBuilder& b);         // plan/verify.cc: rd.rdma.verify=ports
+
+// The RDMA ports the configuration involves (plan/waits.cc): what rd.rdma.wait=all waits
+// for and rd.rdma.verify checks.
+std::set<std::pair<std::string, unsigned>> involved_ports(const PlanBuilder& b);
+// The action that waits for port `port` of `device`, if the plan has one.
+std::optional<size_t> wait_port_action(const PlanBuilder& b, const std::string& device,
+                                       unsigned port);
 
 }  // namespace rp

@@ -200,6 +200,14 @@ void plan_modules(PlanBuilder& b) {
   }
   for (const auto& [netdev, l] : cfg.soft_links)
     b.load_module(std::string(module_of(l.kind)), l.source);
+  // rd.rdma.verify: libibverbs opens a device through ib_uverbs (/dev/infiniband/uverbsN,
+  // drivers/infiniband/core/uverbs_main.c); librdmacm talks to rdma_cm through rdma_ucm
+  // (/dev/infiniband/rdma_cm, ucma.c). Both are in every image (image/needs.cc).
+  if (cfg.verify.value.mode != VerifySetting::Mode::kOff) {
+    b.load_module("ib_uverbs", cfg.verify.source);
+    if (cfg.verify.value.mode == VerifySetting::Mode::kPeer)
+      b.load_module("rdma_ucm", cfg.verify.source);
+  }
 
   // What the lists ask for and nothing else here needs waits for the real root: loaded
   // modules, and those a setting or device of this node loads anyway, are not deferred.

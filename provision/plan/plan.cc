@@ -26,6 +26,7 @@ void build(PlanBuilder& b) {
   plan_links_up(b);
   plan_addresses(b);
   plan_waits(b);
+  plan_verify(b);
 }
 
 }  // namespace

@@ -40,6 +40,16 @@ void validate(const Config& cfg, Diagnostics& diag);
 // modprobe.d alone (modprobe applies those itself).
 std::optional<PfcMasks> wanted_pfc(const Config& cfg);
 
+// `rdma-provision verify`: the verify actions alone. `ports`: a loopback check on each port
+// the configuration involves (every present port when it involves none); `peer`: a
+// connection to that listener. Each action's reason is `reason`.
+struct VerifyRequest {
+  bool ports = true;
+  std::optional<VerifyPeer> peer;
+  std::string reason;
+};
+Plan make_verify_plan(const Config& cfg, const Inventory& inv, const VerifyRequest& r);
+
 std::string plan_text(const Plan& plan);
 std::string plan_json(const Plan& plan);
 

@@ -54,7 +54,11 @@ void wait_link(PlanBuilder& b, const std::string& ifname, const std::string& rea
   b.add(std::move(a));
 }
 
+}  // namespace
+
 using PortKey = std::pair<std::string, unsigned>;
+
+namespace {
 
 // The RDMA port under an interface the configuration names, present or awaited.
 void add_port_of(const PlanBuilder& b, const std::string& ifname, std::set<PortKey>& out) {
@@ -63,6 +67,8 @@ void add_port_of(const PlanBuilder& b, const std::string& ifname, std::set<PortK
     out.insert({f->netdev->rdma_device, f->netdev->rdma_port});
   }
 }
+
+}  // namespace
 
 // What rd.rdma.wait=all waits for: every port the configuration involves (the interfaces
 // it names or configures, the devices it gives RoCE defaults or soft links, the mlx4
@@ -99,6 +105,8 @@ std::set<PortKey> involved_ports(const PlanBuilder& b) {
   }
   return out;
 }
+
+namespace {
 
 bool disabled(const PlanBuilder& b, const PortKey& k) {
   const RdmaDevice* d = b.inv.find_rdma(k.first);

@@ -31,6 +31,7 @@ std::string state_json(const Config& cfg, const Plan& plan, const ApplyReport* r
 // (`. /run/rdma-provision/state.env`), so no hook parses JSON:
 //   RP_VERSION, RP_ENABLED (1/0), RP_REQUIRED (1/0: a failure must stop the boot),
 //   RP_TIMEOUT (the run's deadline in seconds: the hooks' watchdog kills a run stuck past it),
+//   RP_VERIFY (rd.rdma.verify's mode: 0, ports, peer),
 //   RP_EXIT_CODE and RP_SUMMARY (empty when nothing was applied, e.g. rd.rdma=0),
 //   RP_DONE, RP_ALREADY, RP_SKIPPED, RP_FAILED, RP_TIMED_OUT (action counts),
 //   RP_ERRORS (the error of each failed or timed-out action, one per line),
@@ -44,6 +45,10 @@ std::string inputs_state_env(const Config& cfg, const Diagnostics& diag);
 
 inline constexpr const char* kStatePath = "/run/rdma-provision/state.json";
 inline constexpr const char* kStateEnvPath = "/run/rdma-provision/state.env";
+// What `verify --boot` found (the peer check at the network-online point), in the same two
+// forms: state.json's and state.env's shapes for the verify plan.
+inline constexpr const char* kVerifyPath = "/run/rdma-provision/verify.json";
+inline constexpr const char* kVerifyEnvPath = "/run/rdma-provision/verify.env";
 inline constexpr const char* kRunRulesPath = "/run/udev/rules.d/60-rdma-provision.rules";
 // Options every load of a module picks up: modprobe, udev's kmod builtin and libkmod read
 // /run/modprobe.d (libkmod.c default_config_paths). Written before udev coldplug.

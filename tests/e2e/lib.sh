@@ -403,7 +403,7 @@ boot_pair() {
     local with_server=$1 img=$2 append=$3 tmo=$4 t0
     if [[ $with_server == yes ]]; then
         start_vm server "$W/img/server.img" \
-            "console=ttyS0 panic=-1 rd.shell=0 e2e.ip=$SRV_IP/24 e2e.lifetime=$((tmo + 60))" \
+            "console=ttyS0 panic=-1 rd.shell=0 e2e.ip=$SRV_IP/24 e2e.lifetime=$((tmo + 60))${SERVER_APPEND:+ $SERVER_APPEND}" \
             "$SRV_MAC" "$PORT_A" "$PORT_B" $((tmo + 90))
     fi
     t0=$(now)

@@ -21,7 +21,7 @@ W=${E2E_WORK:-$E2E/work}
 
 SCENARIOS=(1-shell-init 2-systemd-init 3-bad-parameter 4-server-absent 5-disabled 6-roce-v1 7-with-50rdma 8-netlink-requests
     9-binary-fault 10-broken-config 11-port-inactive 12-rd-break 13-pxe 14-dhcp
-    15-network-manager image)
+    15-network-manager 16-verify-peer 17-verify-no-listener image)
 declare -A NEEDS=(  # images each one needs
     [1-shell-init]="server client-shell" [2-systemd-init]="server client-systemd"
     [3-bad-parameter]="server client-shell" [4-server-absent]="client-shell"
@@ -31,13 +31,14 @@ declare -A NEEDS=(  # images each one needs
     [11-port-inactive]="server client-shell" [12-rd-break]="server client-shell"
     [13-pxe]="client-pxe server-pxe" [14-dhcp]="client-pxe server-pxe client-shell"
     [15-network-manager]="server client-systemd-nm"
+    [16-verify-peer]="server client-shell" [17-verify-no-listener]="server client-shell"
     [image]="client-shell client-systemd client-shell-without client-shell-rdma-core"
 )
 
 build_images() {  # the images the selected scenarios need
     local want=" $* " rc=0
     [[ $want == *" server "* ]] && { build_image server "base bash udev-rules e2e-nfs-server" \
-        "e2e_nfsroot=$W/nfsroot" || rc=1; }
+        "e2e_nfsroot=$W/nfsroot" "e2e_verify_bin=$PKG_ROOT/usr/sbin/rdma-provision" || rc=1; }
     [[ $want == *" client-shell "* ]] && { build_image client-shell \
         "$CLIENT_MODULES rdma-provision e2e-client" "${CLIENT_CONF[@]}" || rc=1; }
     [[ $want == *" client-systemd "* ]] && { build_image client-systemd \
@@ -554,6 +555,44 @@ scenario_15-network-manager() {
     scenario_boot client-systemd-nm
     check_order "$log" 'Finished .*rdma-provision-ap' 'Start(ing|ed) .*(nm-initrd|NetworkManager)' \
         "rdma-provision-apply.service finished before NetworkManager started"
+}
+
+scenario_16-verify-peer() {
+    # rd.rdma.verify=peer with rd.rdma.required=1: apply checks the port with a loopback RC
+    # QP pair; once dracut configured the interface, before the NFS mount, the module's
+    # online hook connects to the server's `rdma-provision verify --listen` (the peer is
+    # the NFS server of root=), writes into its buffer and times round trips.
+    local log=$RUN_DIR/client.log
+    SERVER_APPEND="e2e.verify-listen=1" \
+        boot_pair yes client-shell "$BOOT $ROOT_RDMA $IP_NIC $RDMA_ARGS rd.rdma.required=1 rd.rdma.verify=peer" 300
+    client_booted_checks
+    check_line "$log" 'rdma-provision: done +verify-port +rxe0/1: .*GID ::ffff:10\.77\.0\.2 \(index [0-9]+, RoCE v2\), RDMA WRITE of [0-9]+ bytes checked, 8 round trips, median' \
+        "apply: the loopback on rxe0/1 used the IPv4 RoCE v2 GID, checked its RDMA WRITE and timed round trips"
+    check_line "$log" "rdma-provision: done +verify-peer +$SRV_IP:7472: .*via rxe0/1 GID ::ffff:10\.77\.0\.2, RDMA WRITE of 4096 bytes checked by the peer, 8 round trips, median" \
+        "verify --boot: connected to the NFS server's listener, the peer checked the write"
+    check_order "$log" 'rdma-provision: done +verify-peer' 'E2E-ONLINE: ' \
+        "the peer was verified at the network-online point, before netroot mounted the root"
+    check_line "$RUN_DIR/server.log" "E2E-SERVER: rdma-provision: verify: connection from ${CLI_IP%/*} on rxe0/1" "the server's listener saw the client"
+    check_line "$RUN_DIR/server.log" 'E2E-SERVER: rdma-provision: verify: .*DISCONNECTED after 9 message\(s\); RDMA WRITE checked' \
+        "... which wrote 4096 bytes it checked, then 8 round trips"
+    check_line "$log" "NFSROOT: verify.env \| RP_EXIT_CODE='0'" "the real root sees the peer check's result (verify.env)"
+    check_line "$log" 'NFSROOT: \| +"kind": "verify-port",' "state.json lists the port check for the real root"
+}
+
+scenario_17-verify-no-listener() {
+    # The same boot against a server without a listener, rd.rdma.required=1: the connect
+    # stage fails with the kernel's reason (IB CM reject 8: no listener on the port) and
+    # the boot stops before the mount, bounded.
+    local log=$RUN_DIR/client.log
+    boot_pair yes client-shell "$BOOT $ROOT_RDMA $IP_NIC $RDMA_ARGS rd.rdma.required=1 rd.rdma.verify=peer" 240
+    check_true "$CLIENT_RC" "client VM powered off by itself (exit $CLIENT_RC) in $CLIENT_WALL s"
+    check_line "$log" 'rdma-provision: done +verify-port +rxe0/1' "the port itself passed its loopback"
+    check_line "$log" "failed +verify-peer +$SRV_IP:7472: $SRV_IP:7472: connect \(via rxe0/1\): rejected: no listener on that port" \
+        "the failing stage is named: connect, rejected, no listener on that port"
+    check_line "$log" 'rdma-provision: verify: the RDMA path to the peer does not work \(exit 1\).*stopping the boot' \
+        "rd.rdma.required=1: the failure stops the boot"
+    check_line "$log" 'E2E-RESULT: EMERGENCY' "dracut's emergency path ran"
+    check_no_line "$log" 'E2E-RESULT: BOOTED' "the root was not mounted"
 }
 
 scenario_image() {

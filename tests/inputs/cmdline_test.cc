@@ -459,10 +459,11 @@ const Bad kBad[] = {
      "'rd.rdma.mlx4'?)"},
     {"rd.rdma.modules_load=ib_ipoib",
      "cmdline: rd.rdma.modules_load=ib_ipoib: unknown parameter 'rd.rdma.modules_load' (known: "
-     "rd.rdma, rd.rdma.modules, rd.rdma.modules.defer, rd.rdma.mlx4, rd.rdma.mlx4.pfc, rd.rdma.name, "
+     "rd.rdma, rd.rdma.modules, rd.rdma.modules.defer, rd.rdma.mlx4, rd.rdma.mlx4.pfc, "
+     "rd.rdma.name, "
      "rd.rdma.ipoib, "
      "rd.rdma.pkey, rd.rdma.roce, rd.rdma.rxe, rd.rdma.siw, rd.rdma.wait, rd.rdma.timeout, "
-     "rd.rdma.required, ib.pkey, ifname)"},
+     "rd.rdma.required, rd.rdma.verify, root, netroot, ib.pkey, ifname)"},
     {"rd.rdma.pkeys=ib0:8001",
      "cmdline: rd.rdma.pkeys=ib0:8001: unknown parameter 'rd.rdma.pkeys' (did you mean "
      "'rd.rdma.pkey'?)"},

@@ -129,7 +129,7 @@ INSTANTIATE_TEST_SUITE_P(
             ":2: value 'maybe' is not a boolean (1/0, yes/no, on/off, true/false)"},
         Bad{"[general]\nretries = 3\n",
             ":2: unknown key 'retries' in [general] (known: enabled, required, allow_reload, "
-            "allow_rename_other, timeout, wait)"},
+            "allow_rename_other, timeout, verify, wait)"},
         Bad{"[general]\nwait = mlx4_0/0\n", ":2: port '0' is not a port number 1..255"},
         Bad{"[modules]\nload = ib ipoib, rdma/ucm\n",
             ":2: module name 'rdma/ucm' may contain only letters, digits, '_' and '-'"},

@@ -157,5 +157,70 @@ TEST(Values, WaitListKeepsOnlyGoodTargets) {
   EXPECT_EQ(kept, (std::vector<std::string>{"all", "mlx5_0/1", "ib-a"}));
 }
 
+// rd.rdma.verify and [general] verify: the same parser, the same Config.
+TEST(OneParserPerValue, VerifyFromTheCommandLineAndTheFile) {
+  for (const Written& w :
+       {Written{cmdline, "rd.rdma.verify=peer:[fd00::1]:9000"},
+        Written{parse_native_conf, "[general]\nverify = peer:[fd00::1]:9000\n"}}) {
+    Outcome o = read(w);
+    EXPECT_TRUE(o.errors.empty()) << w.text;
+    EXPECT_EQ(o.cfg.verify.value.str(), "peer:[fd00::1]:9000") << w.text;
+  }
+  const char kBad[] = "verify 'loopback' is not one of 0, ports, peer, peer:ADDR[:PORT]";
+  EXPECT_EQ(read({cmdline, "rd.rdma.verify=loopback"}).errors, std::vector<std::string>{kBad});
+  EXPECT_EQ(read({parse_native_conf, "[general]\nverify = loopback\n"}).errors,
+            std::vector<std::string>{kBad});
+}
+
+TEST(Values, VerifyForms) {
+  auto verify = [](const char* text) {
+    Config cfg;
+    Diagnostics d;
+    parse_cmdline(text, cfg, d);
+    return d.ok() ? cfg.verify.value.str() : "error: " + d.errors[0].what;
+  };
+  EXPECT_EQ(verify("rd.rdma.verify"), "ports");  // the key alone, as getargbool reads it
+  EXPECT_EQ(verify("rd.rdma.verify=0"), "0");
+  EXPECT_EQ(verify("rd.rdma.verify=ports"), "ports");
+  EXPECT_EQ(verify("rd.rdma.verify=peer"), "peer");
+  EXPECT_EQ(verify("rd.rdma.verify=peer:10.77.0.1"), "peer:10.77.0.1:7472");
+  EXPECT_EQ(verify("rd.rdma.verify=peer:10.77.0.1:20"), "peer:10.77.0.1:20");
+  EXPECT_EQ(verify("rd.rdma.verify=peer:fd00::1"), "peer:[fd00::1]:7472");
+  // A name is not an address (rdma_resolve_addr takes a sockaddr), a port 0 is no port,
+  // an IPv6 address with a port needs its brackets.
+  EXPECT_EQ(verify("rd.rdma.verify=peer:nfs-server"),
+            "error: peer 'nfs-server' is not ADDR, ADDR:PORT or [IPv6]:PORT (an IP address: "
+            "rdma_cm resolves addresses, not names)");
+  EXPECT_NE(verify("rd.rdma.verify=peer:10.0.0.1:0").find("error"), std::string::npos);
+  EXPECT_NE(verify("rd.rdma.verify=peer:[fd00::1]:").find("error"), std::string::npos);
+  EXPECT_NE(verify("rd.rdma.verify=peer:[fd00::1").find("error"), std::string::npos);
+}
+
+// dracut's nfs-lib.sh nfsroot_to_var: the server is what precedes ":/"; rfc2224_nfs_to_var
+// for nfs://; anaconda's bracketed IPv6 server.
+TEST(Values, NfsRootServer) {
+  auto server = [](const char* root) {
+    auto a = nfs_root_server(root);
+    return a ? a->str() : std::string("none");
+  };
+  EXPECT_EQ(server("nfs4:10.77.0.1:/export/root:rdma,port=20049,vers=4.2"), "10.77.0.1");
+  EXPECT_EQ(server("nfs:10.0.0.5:/srv/root"), "10.0.0.5");
+  EXPECT_EQ(server("nfs://10.0.0.6:2049/srv/root"), "10.0.0.6");
+  EXPECT_EQ(server("nfs4:[fd00::5]:/srv/root"), "fd00::5");
+  EXPECT_EQ(server("nfs://[fd00::6]/srv/root"), "fd00::6");
+  EXPECT_EQ(server("nfs:/srv/root"), "none");             // the server from DHCP
+  EXPECT_EQ(server("nfs4:filer.lan:/srv/root"), "none");  // a name: not ours to resolve
+  EXPECT_EQ(server("/dev/sda1"), "none");
+  EXPECT_EQ(server("dhcp"), "none");
+  // root= and netroot= on the command line; any other root is no error.
+  Config cfg;
+  Diagnostics d;
+  parse_cmdline("root=/dev/sda1 netroot=nfs4:10.1.2.3:/r", cfg, d);
+  EXPECT_TRUE(d.ok() && d.warnings.empty());
+  ASSERT_TRUE(cfg.nfs_server);
+  EXPECT_EQ(cfg.nfs_server->value.str(), "10.1.2.3");
+  EXPECT_EQ(cfg.nfs_server->source, "cmdline: netroot=nfs4:10.1.2.3:/r");
+}
+
 }  // namespace
 }  // namespace rp

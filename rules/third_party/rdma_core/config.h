@@ -40,6 +40,11 @@
 #define VERBS_IOCTL_ONLY 0
 #define VERBS_WRITE_ONLY 0
 
+/* ibacm's files, where librdmacm's acm.c looks for a running ibacm (IB path records for
+ * rdma_resolve_route); Debian's rdma-core runs it under /run. */
+#define IBACM_PORT_FILE "/run/ibacm.port"
+#define IBACM_SERVER_PATH "/run/ibacm.sock"
+
 /*
  * Deliberately left undefined:
  * - IBV_CONFIG_DIR, VERBS_PROVIDER_DIR, VERBS_PROVIDER_SUFFIX: only the dlopen() provider

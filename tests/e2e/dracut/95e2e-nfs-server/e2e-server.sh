@@ -47,6 +47,16 @@ run rpc.nfsd -N 3 -V 4 8
 put "rdma 20049" /proc/fs/nfsd/portlist
 srv "portlist: $(cat /proc/fs/nfsd/portlist | tr '\n' ' ')"
 srv "rdma link: $(rdma link show 2>&1 | tr '\n' ' ')"
+# e2e.verify-listen=1 (scenario 16): answer the clients' rd.rdma.verify=peer checks.
+if [ "$(getarg e2e.verify-listen=)" = 1 ]; then
+    if [ -x /usr/sbin/rdma-provision ]; then
+        run modprobe rdma_ucm
+        run modprobe ib_uverbs
+        ( /usr/sbin/rdma-provision verify --listen "${_ip%/*}" 2>&1 | while read -r _l; do srv "$_l"; done ) &
+    else
+        srv "FAILED: e2e.verify-listen=1 but the image has no rdma-provision (e2e_verify_bin=)"
+    fi
+fi
 # Network boot (scenario 13): DHCP with the boot program's address, static leases by MAC
 # (the cluster's DHCP table: iPXE, then dracut's dhclient ask), and HTTP for the files.
 # Bound to this NIC on 10.77.0.0/24, the guests' private segment.

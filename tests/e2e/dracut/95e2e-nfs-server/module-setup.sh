@@ -25,6 +25,11 @@ install() {
         cp -a "$e2e_pxe_dir/." "$initdir/srv/pxe/"
         inst_multiple busybox
     fi
+    # e2e_verify_bin= (scenarios 16, 17): rdma-provision, for `verify --listen` only (the
+    # server's RDMA and NFS stay set up by iproute2 and nfs-utils).
+    if [[ -n ${e2e_verify_bin:-} ]]; then
+        inst_simple "$e2e_verify_bin" /usr/sbin/rdma-provision
+    fi
     inst_hook cmdline 99 "$moddir/e2e-server-cmdline.sh"
     inst_hook pre-mount 50 "$moddir/e2e-server.sh"
 }

@@ -1,0 +1,42 @@
+// rd.rdma.verify's actions: the RDMA data path tried for real (kernel/rdma_check.h). A
+// check changes nothing; it is done or failed, and its detail is what an administrator
+// would have read from ibv_rc_pingpong or rping: the addressing used, the bytes written
+// and checked, the round-trip latency.
+#include "provision/apply/context.h"
+#include "provision/kernel/rdma_check.h"
+
+namespace rp {
+namespace {
+
+// One check may take at most this much of the run's deadline: a peer that does not
+// answer must leave time to report (rdma_cm's own resolve timeouts are shorter).
+constexpr auto kCheckBudget = std::chrono::seconds(15);
+constexpr unsigned kRounds = 8;
+
+std::chrono::steady_clock::time_point until(const ApplyContext& ctx) {
+  return ctx.deadline.sooner(kCheckBudget).end();
+}
+
+}  // namespace
+
+Outcome exec_verify_port(ApplyContext& ctx, const Action&, const VerifyPort& p) {
+  if (!ctx.live) return Outcome::skipped("needs the running kernel (--root is not /)");
+  LoopbackCheck c{p.device, p.port,
+                  p.mode && *p.mode == RoceMode::kV1 ? GidType::kRoceV1 : GidType::kRoceV2,
+                  kRounds};
+  auto r = verbs_loopback(c, until(ctx));
+  if (!r) return Outcome::failed(r.error());
+  return Outcome::done(r->addressing + ", RDMA WRITE of " + std::to_string(r->written) +
+                       " bytes checked, " + r->rtt.str());
+}
+
+Outcome exec_verify_peer(ApplyContext& ctx, const Action&, const VerifyPeer& p) {
+  if (!ctx.live) return Outcome::skipped("needs the running kernel (--root is not /)");
+  auto r = cm_check_peer(PeerCheck{p.address, p.port, kRounds}, until(ctx));
+  if (!r) return Outcome::failed(r.error());
+  return Outcome::done("via " + r->device + "/" + std::to_string(r->port) + " GID " + r->local_gid +
+                       ", RDMA WRITE of " + std::to_string(r->written) +
+                       " bytes checked by the peer, " + r->rtt.str());
+}
+
+}  // namespace rp

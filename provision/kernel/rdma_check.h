@@ -1,0 +1,90 @@
+// The RDMA data path, tried for real: libibverbs (a loopback RC QP pair on one port) and
+// librdmacm (a connection to a peer, and the listener that answers it). What the guides'
+// ibv_rc_pingpong, rping and qperf steps prove, as one library call each; every stage that
+// can fail names itself in the error.
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "provision/base/result.h"
+#include "provision/base/types.h"
+
+namespace rp {
+
+// The GID types of a RoCE port's table (enum ibv_gid_type; the kernel's
+// ib_cache_gid_type_str: "IB/RoCE v1", "RoCE v2").
+enum class GidType { kIb, kRoceV1, kRoceV2 };
+std::string_view to_string(GidType t);  // "IB", "RoCE v1", "RoCE v2"
+
+struct GidEntry {
+  unsigned index = 0;
+  std::array<uint8_t, 16> raw{};
+  GidType type = GidType::kRoceV2;
+};
+
+// "fe80::5054:ff:fe77:2", "::ffff:10.77.0.2": a GID as an IPv6 address (how the kernel's
+// ports/N/gids/M and `rdma`/`ibv_devinfo -v` show them).
+std::string gid_text(const std::array<uint8_t, 16>& raw);
+
+// The entry a check uses on a RoCE port: of type `want`; an IPv4-mapped GID first (what
+// an NFS mount over IPv4 uses: RoCE v2 routes by the IP address in the GID), then the
+// lowest index. nullopt when the table has none of that type.
+std::optional<GidEntry> choose_gid(const std::vector<GidEntry>& table, GidType want);
+
+struct Latency {
+  unsigned rounds = 0;
+  double median_us = 0, min_us = 0, max_us = 0;
+  std::string str() const;  // "8 round trips, median 41 us (38..120)"
+};
+Latency latency_of(std::vector<double> us);
+
+struct LoopbackCheck {
+  std::string device;
+  unsigned port = 1;
+  GidType want = GidType::kRoceV2;  // RoCE ports only
+  unsigned rounds = 8;
+};
+struct LoopbackResult {
+  std::string addressing;  // "GID ::ffff:10.77.0.2 (index 3, RoCE v2)" or "LID 0x5"
+  unsigned mtu = 0;        // the active path MTU, bytes
+  unsigned written = 0;    // bytes of the RDMA WRITE checked on the other QP
+  Latency rtt;
+};
+// Two RC QPs on the port, connected to each other: an RDMA WRITE of one path MTU whose
+// bytes are compared, then `rounds` SEND ping-pongs. Bounded by `until`.
+Result<LoopbackResult> verbs_loopback(const LoopbackCheck& c,
+                                      std::chrono::steady_clock::time_point until);
+
+// The peer check's port when none is given (rdma_cm's port space of TCP, RDMA_PS_TCP).
+inline constexpr uint16_t kVerifyPort = 7472;
+
+struct PeerCheck {
+  IpAddress address;
+  uint16_t port = kVerifyPort;
+  unsigned rounds = 8;
+};
+struct PeerResult {
+  std::string device;  // the local RDMA device rdma_cm chose by route
+  unsigned port = 0;
+  std::string local_gid;
+  unsigned written = 0;
+  Latency rtt;
+};
+// Address and route resolution, connect, an RDMA WRITE into the listener's buffer that it
+// checks, and `rounds` SEND round trips; then disconnect. Bounded by `until`.
+Result<PeerResult> cm_check_peer(const PeerCheck& c, std::chrono::steady_clock::time_point until);
+
+// verify --listen: answers peer checks on ADDR (nullopt: every address) and port until
+// `stop` returns true (checked at least once a second). `say` gets one line per event.
+// Returns the error that prevented listening, or ok once stopped.
+Status cm_listen(const std::optional<IpAddress>& address, uint16_t port,
+                 const std::function<void(const std::string&)>& say,
+                 const std::function<bool()>& stop);
+
+}  // namespace rp

@@ -1,0 +1,91 @@
+// rd.rdma.verify: trying the data path (apply/verify.cc runs the actions). In apply's plan
+// the port checks come last, after the waits: a port is checked once it is ACTIVE, with
+// its RoCE mode set. The peer check needs the node's address, which dracut's network
+// configures after apply: `rdma-provision verify --boot` plans it at that point (the
+// module's initqueue/online hook), through make_verify_plan.
+#include "provision/plan/builder.h"
+#include "provision/plan/rdma_select.h"
+
+namespace rp {
+namespace {
+
+// The RoCE mode the configuration gives a port, if any (the last matching setting).
+std::optional<RoceMode> configured_mode(const PlanBuilder& b, const std::string& dev,
+                                        unsigned port) {
+  std::optional<RoceMode> mode;
+  for (const auto& [k, s] : b.cfg.roce) {
+    if (!s.mode || (k.second && k.second != port)) continue;
+    for (const auto& [d, only] : select_rdma(b, k.first, nullptr)) {
+      if (d->name == dev && (!only || only == port)) mode = s.mode->value;
+    }
+    // A soft device this plan creates is not in the inventory yet: its name selects it.
+    if (k.first.by == RdmaSelector::By::kName && k.first.name == dev) mode = s.mode->value;
+  }
+  return mode;
+}
+
+bool ethernet(const PlanBuilder& b, const std::string& dev, unsigned port) {
+  if (b.planned_soft().count(dev)) return true;
+  if (const RdmaDevice* d = b.inv.find_rdma(dev)) {
+    for (const auto& p : d->ports)
+      if (p.num == port) return p.link_layer == LinkLayer::kEthernet;
+  }
+  return false;
+}
+
+void verify_port(PlanBuilder& b, const std::string& dev, unsigned port, const std::string& reason) {
+  VerifyPort v{dev, port, ethernet(b, dev, port) ? configured_mode(b, dev, port) : std::nullopt};
+  const RdmaDevice* d = b.inv.find_rdma(dev);
+  Action a{v, d ? "not verified" : "absent", reason};
+  if (!d) a.waiting_for = dev;
+  // After the port's wait (it must be ACTIVE) and the device's producer; a check of a
+  // port nobody waits for runs anyway and says what state the port is in.
+  PlanBuilder::need(a, wait_port_action(b, dev, port));
+  PlanBuilder::need(a, b.device_producer(dev));
+  PlanBuilder::need(a, b.module_action("ib_uverbs"));
+  b.add(std::move(a));
+}
+
+void verify_ports(PlanBuilder& b, bool all_when_none, const std::string& reason) {
+  auto ports = involved_ports(b);
+  if (ports.empty() && all_when_none) {
+    for (const auto& d : b.inv.rdma)
+      for (const auto& p : d.ports) ports.insert({d.name, p.num});
+  }
+  if (ports.empty()) b.note("verify (" + reason + "): no RDMA port to check");
+  for (const auto& [dev, port] : ports) verify_port(b, dev, port, reason);
+}
+
+}  // namespace
+
+std::optional<size_t> wait_port_action(const PlanBuilder& b, const std::string& device,
+                                       unsigned port) {
+  for (size_t i = 0; i < b.size(); ++i) {
+    const Action& a = b.action(i);
+    if (a.kind() != ActionKind::kWaitPort) continue;
+    const auto& w = a.get<WaitPort>();
+    if (w.device == device && w.port == port) return i;
+  }
+  return std::nullopt;
+}
+
+void plan_verify(PlanBuilder& b) {
+  const auto& v = b.cfg.verify;
+  if (v.value.mode == VerifySetting::Mode::kOff) return;
+  verify_ports(b, false, v.source);
+  if (v.value.mode == VerifySetting::Mode::kPeer) {
+    b.note("verify (" + v.source + "): the peer is checked once the network is up " +
+           "(rdma-provision verify --boot)");
+  }
+}
+
+Plan make_verify_plan(const Config& cfg, const Inventory& inv, const VerifyRequest& r) {
+  Plan plan;
+  plan.timeout_s = cfg.timeout_s.value;
+  PlanBuilder b(cfg, inv, plan);
+  if (r.ports) verify_ports(b, true, r.reason);
+  if (r.peer) b.add(Action{*r.peer, "not verified", r.reason});
+  return plan;
+}
+
+}  // namespace rp

@@ -1,0 +1,75 @@
+// What the verify checks decide without a device: which GID a RoCE loopback uses, how
+// round trips are summarised, how GIDs are shown. The data path itself runs in QEMU
+// (tests/e2e scenarios 16 and 17: Soft-RoCE on Debian's kernel).
+#include "provision/kernel/rdma_check.h"
+
+#include <gtest/gtest.h>
+
+namespace rp {
+namespace {
+
+std::array<uint8_t, 16> gid(std::initializer_list<uint8_t> tail, bool mapped = false) {
+  std::array<uint8_t, 16> g{};
+  if (mapped) g[10] = g[11] = 0xff;
+  size_t i = 16 - tail.size();
+  for (uint8_t b : tail) g[i++] = b;
+  return g;
+}
+
+std::array<uint8_t, 16> link_local() {
+  auto g = gid({0x50, 0x54, 0x00, 0xff, 0xfe, 0x77, 0x00, 0x02});
+  g[0] = 0xfe;
+  g[1] = 0x80;
+  return g;
+}
+
+// A Soft-RoCE port's table once its interface has an IPv4 address: ib_core's
+// roce_gid_mgmt.c adds each address as one entry per RoCE type (v1 first), the default
+// link-local GID from the MAC at indices 0 and 1.
+std::vector<GidEntry> rxe_table() {
+  return {{0, link_local(), GidType::kRoceV1},
+          {1, link_local(), GidType::kRoceV2},
+          {2, gid({10, 77, 0, 2}, true), GidType::kRoceV1},
+          {3, gid({10, 77, 0, 2}, true), GidType::kRoceV2}};
+}
+
+TEST(ChooseGid, TheIpv4MappedGidOfTheWantedType) {
+  auto v2 = choose_gid(rxe_table(), GidType::kRoceV2);
+  ASSERT_TRUE(v2);
+  EXPECT_EQ(v2->index, 3u);
+  EXPECT_EQ(gid_text(v2->raw), "::ffff:10.77.0.2");
+  auto v1 = choose_gid(rxe_table(), GidType::kRoceV1);
+  ASSERT_TRUE(v1);
+  EXPECT_EQ(v1->index, 2u);
+}
+
+TEST(ChooseGid, TheLinkLocalGidBeforeAnAddressExists) {
+  auto t = rxe_table();
+  t.resize(2);
+  auto g = choose_gid(t, GidType::kRoceV2);
+  ASSERT_TRUE(g);
+  EXPECT_EQ(g->index, 1u);
+  EXPECT_EQ(gid_text(g->raw), "fe80::5054:ff:fe77:2");
+}
+
+TEST(ChooseGid, NoneOfTheWantedTypeAndNeverAZeroGid) {
+  std::vector<GidEntry> only_v1 = {{0, link_local(), GidType::kRoceV1}};
+  EXPECT_FALSE(choose_gid(only_v1, GidType::kRoceV2));
+  std::vector<GidEntry> zero = {{0, {}, GidType::kRoceV2}};
+  EXPECT_FALSE(choose_gid(zero, GidType::kRoceV2));
+  EXPECT_FALSE(choose_gid({}, GidType::kRoceV2));
+}
+
+TEST(Latency, MedianMinMax) {
+  auto l = latency_of({30, 10, 20, 1000});
+  EXPECT_EQ(l.rounds, 4u);
+  EXPECT_DOUBLE_EQ(l.median_us, 25);
+  EXPECT_DOUBLE_EQ(l.min_us, 10);
+  EXPECT_DOUBLE_EQ(l.max_us, 1000);
+  EXPECT_EQ(l.str(), "4 round trips, median 25 us (10..1000)");
+  EXPECT_EQ(latency_of({7}).str(), "1 round trip, median 7 us (7..7)");
+  EXPECT_EQ(latency_of({}).rounds, 0u);
+}
+
+}  // namespace
+}  // namespace rp
