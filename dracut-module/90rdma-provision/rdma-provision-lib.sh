@@ -269,7 +269,7 @@ rp_verify() {
     rp_show "$RP_RUN/verify.log"
     case $_rp_rc in
         0) return 0 ;;
-        2) rp_fail "verify: invalid input (exit 2)" ;;
+        2) rp_fail "verify: rd.rdma.verify=peer has no peer to check (exit 2: the error above)" ;;
         *)
             if [ "$_rp_rc" -gt 128 ] || [ -e "$RP_RUN/watchdog" ]; then
                 rp_fail "verify was killed or crashed (exit $_rp_rc) before it could tell whether the RDMA path to the peer works"

@@ -270,11 +270,12 @@ int cmd_verify(const Options& o) {
   } else {
     r.reason = o.peer ? "--peer" : "verify";
   }
-  if (v.value.mode == VerifySetting::Mode::kPeer && !peer && (o.boot || !o.peer)) {
+  if (v.value.mode == VerifySetting::Mode::kPeer && !peer) {
+    // Not knowable before the boot (root=dhcp gives the server late): an input error here.
     log.error(v.source +
               ": peer: no address given and root=/netroot= names no NFS server by address; "
               "write rd.rdma.verify=peer:ADDR");
-    if (!o.boot) return 1;
+    return kExitInvalid;
   }
   if (peer) r.peer = VerifyPeer{peer->address, peer->port.value_or(kVerifyPort)};
   Plan plan = make_verify_plan(cfg, inv, r);
@@ -284,7 +285,6 @@ int cmd_verify(const Options& o) {
   ApplyReport report = apply_plan(plan, ctx, nullptr);
   int rc = report.exit_code();
   if (o.boot) {
-    if (!r.peer) rc = 1;  // asked for, and impossible: said above
     std::string err;
     if (!write_run_file(root, kVerifyPath, state_json(cfg, plan, &report), err)) log.error(err);
     if (!write_run_file(root, kVerifyEnvPath, state_env(cfg, plan, &report), err)) log.error(err);

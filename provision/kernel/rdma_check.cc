@@ -272,7 +272,20 @@ Result<LoopbackResult> verbs_loopback(const LoopbackCheck& c, Until until) {
   LoopbackResult r;
   ibv_ah_attr ah{};
   ah.port_num = static_cast<uint8_t>(c.port);
-  if (pa.link_layer == IBV_LINK_LAYER_ETHERNET) {
+  // The address handle towards the port itself: on RoCE the chosen GID (read again on a
+  // retry: an IPv4 GID may have appeared), on IB the port's LID.
+  auto address = [&]() -> Status {
+    if (pa.link_layer != IBV_LINK_LAYER_ETHERNET) {
+      if (pa.lid == 0) {
+        return make_error(where,
+                          "the port has no LID: no subnet manager has configured it (opensm)");
+      }
+      ah.dlid = pa.lid;
+      char lid[16];
+      std::snprintf(lid, sizeof lid, "0x%x", pa.lid);
+      r.addressing = std::string("LID ") + lid;
+      return ok_status();
+    }
     std::vector<ibv_gid_entry> raw(std::max<int>(pa.gid_tbl_len, 1));
     const ssize_t n = ibv_query_gid_table(ctx.get(), raw.data(), raw.size(), 0);
     if (n < 0) return make_error(where, "cannot read the GID table", static_cast<int>(-n));
@@ -298,15 +311,9 @@ Result<LoopbackResult> verbs_loopback(const LoopbackCheck& c, Until until) {
     ah.grh.hop_limit = 64;
     r.addressing = "GID " + gid_text(g->raw) + " (index " + std::to_string(g->index) + ", " +
                    std::string(to_string(g->type)) + ")";
-  } else {
-    if (pa.lid == 0) {
-      return make_error(where, "the port has no LID: no subnet manager has configured it (opensm)");
-    }
-    ah.dlid = pa.lid;
-    char lid[16];
-    std::snprintf(lid, sizeof lid, "0x%x", pa.lid);
-    r.addressing = std::string("LID ") + lid;
-  }
+    return ok_status();
+  };
+  if (auto s = address(); !s) return s.error();
   r.mtu = ib_mtu_bytes(pa.active_mtu);
   const unsigned msg = 64;
   const unsigned total = r.mtu + 2 * msg;
@@ -326,12 +333,34 @@ Result<LoopbackResult> verbs_loopback(const LoopbackCheck& c, Until until) {
   qa.cap.max_send_wr = qa.cap.max_recv_wr = 4;
   qa.cap.max_send_sge = qa.cap.max_recv_sge = 1;
   qa.qp_type = IBV_QPT_RC;
-  Qp a(ibv_create_qp(pd.get(), &qa)), b(ibv_create_qp(pd.get(), &qa));
-  if (!a || !b) return make_error(where, "cannot create an RC queue pair", errno);
-  if (auto s = connect_rc(a.get(), b->qp_num, c.port, pa.active_mtu, ah, where); !s)
-    return s.error();
-  if (auto s = connect_rc(b.get(), a->qp_num, c.port, pa.active_mtu, ah, where); !s)
-    return s.error();
+  Qp a, b;
+  // RTR resolves the GID's address through the IP stack on RoCE v2 (verbs.c
+  // ib_resolve_unicast_gid_dmac -> rdma_addr_find_l2_eth_by_grh): right after link-up the
+  // IPv6 link-local address is still tentative (DAD) and the resolution times out. Retried
+  // with fresh QPs until it resolves or the check's time is up.
+  for (;;) {
+    a.reset(ibv_create_qp(pd.get(), &qa));
+    b.reset(a ? ibv_create_qp(pd.get(), &qa) : nullptr);
+    if (!a || !b) return make_error(where, "cannot create an RC queue pair", errno);
+    Status s = connect_rc(a.get(), b->qp_num, c.port, pa.active_mtu, ah, where);
+    if (s) s = connect_rc(b.get(), a->qp_num, c.port, pa.active_mtu, ah, where);
+    if (s) break;
+    const int e = s.error().errnum;
+    const bool unresolved = e == ETIMEDOUT || e == ENETUNREACH || e == EHOSTUNREACH ||
+                            e == EADDRNOTAVAIL || e == ENODATA;
+    if (!unresolved || ms_left(until) < 300) {
+      Error err = s.error();
+      if (unresolved) {
+        err.what += " (the kernel could not resolve " + r.addressing +
+                    ": no usable IP address for it yet, or IPv6 disabled)";
+      }
+      return err;
+    }
+    b.reset();
+    a.reset();
+    ::poll(nullptr, 0, 250);
+    if (auto st = address(); !st) return st.error();
+  }
 
   uint8_t* a_buf = buf.data();          // A: [write source: mtu][send: msg][recv: msg]
   uint8_t* b_buf = buf.data() + total;  // B: [write target: mtu][send: msg][recv: msg]

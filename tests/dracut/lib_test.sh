@@ -123,4 +123,19 @@ expect "the binary hangs: killed by the watchdog at rd.rdma.timeout + grace, in 
     '/watchdog$' '^exit 0$'
 ((t1 - t0 < 15)) || { echo "FAIL the hung binary's run took $((t1 - t0)) s (limit 2 s + 1 s for the kill)"; failed=1; }
 
+# rd.rdma.verify=peer: the online hook's step runs `verify --boot` once per boot and applies
+# the policy to its exit status; without peer it never calls the binary.
+out=$(run cx3-vpi 'rd.rdma.verify=ports rd.rdma.required=1' '' 'rp_early && rp_verify; ls "$RP_RUN/verify.done" 2>&1 | sed "s/^/done: /"')
+expect "rd.rdma.verify=ports: the online step does nothing (apply checks the ports)" "$out" \
+    '^done: .*No such file' '^exit 0$'
+out=$(run cx3-vpi 'rd.rdma.verify=peer rd.rdma.required=1' '' 'rp_early && rp_verify')
+expect "rd.rdma.verify=peer with no address and no NFS root: the binary says why, the policy stops the boot" "$out" \
+    "^WARN: rdma-provision: .*error: cmdline: rd.rdma.verify=peer: peer: no address given and root=/netroot= names no NFS server by address; write rd.rdma.verify=peer:ADDR$" \
+    '^DIE: rdma-provision: verify: rd.rdma.verify=peer has no peer to check \(exit 2: the error above\); rd.rdma.required=1: stopping the boot$'
+out=$(run cx3-vpi 'rd.rdma.verify=peer root=nfs4:10.77.0.1:/export/root:rdma,port=20049' '' \
+    'rp_early && rp_verify && . "$RP_RUN/verify.env" && echo "verify.env: $RP_EXIT_CODE $RP_SKIPPED" && rm "$RP_RUN/verify.env" && rp_verify && ls "$RP_RUN/verify.env" 2>&1 | sed "s/^/again: /"')
+expect "rd.rdma.verify=peer: the NFS server of root= is the peer; verify.env for the real root; once per boot" "$out" \
+    '^WARN: rdma-provision: .*verify-peer 10.77.0.1:7472: .*needs the running kernel' \
+    '^verify.env: 0 1$' '^again: .*No such file' '^exit 0$'
+
 exit $failed
