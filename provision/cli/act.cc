@@ -262,11 +262,13 @@ int cmd_verify(const Options& o) {
     }
   }
   if (o.boot) {
-    // At the network-online point: only the peer check, and only when asked (apply has
-    // checked the ports). Quiet when there is nothing to do: the hook runs on every boot.
+    // At the network-online point, only when rd.rdma.verify=peer asks: the ports the
+    // configuration involves, then the peer (plan/verify.cc says why here and not in
+    // apply). Quiet when there is nothing to do: the hook runs on every boot.
     if (!cfg.enabled.value || v.value.mode != VerifySetting::Mode::kPeer) return kExitOk;
-    r.ports = false;
-    r.reason = peer_source;
+    r.boot = true;
+    r.reason = v.source;
+    r.peer_reason = peer_source;
   } else {
     r.reason = o.peer ? "--peer" : "verify";
   }

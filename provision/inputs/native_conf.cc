@@ -134,8 +134,7 @@ constexpr Key kKeys[] = {
      [](P p, V v) { put(p, parse_bool(v, p.where, p.diag), p.cfg.allow_rename_other); }},
     {"general", "timeout",
      [](P p, V v) { put(p, parse_timeout(v, p.where, p.diag), p.cfg.timeout_s); }},
-    {"general", "verify",
-     [](P p, V v) { put(p, parse_verify(v, p.where, p.diag), p.cfg.verify); }},
+    {"general", "verify", [](P p, V v) { put(p, parse_verify(v, p.where, p.diag), p.cfg.verify); }},
     {"general", "wait", [](P p, V v) { parse_wait_list(v, p.where, p.cfg, p.diag); }},
     {"modules", "load",
      [](P p, V v) {

@@ -45,8 +45,10 @@ std::optional<PfcMasks> wanted_pfc(const Config& cfg);
 // connection to that listener. Each action's reason is `reason`.
 struct VerifyRequest {
   bool ports = true;
+  bool boot = false;  // verify --boot: only the ports the configuration involves
   std::optional<VerifyPeer> peer;
   std::string reason;
+  std::string peer_reason;  // the peer's, when it differs ("... (the NFS server of root=)")
 };
 Plan make_verify_plan(const Config& cfg, const Inventory& inv, const VerifyRequest& r);
 

@@ -524,3 +524,97 @@ TEST(Actions, TextsComeFromTheParameters) {
 
 }  // namespace
 }  // namespace rp
+
+namespace rp {
+namespace {
+
+// A Soft-RoCE node: rxe0 on eth0, up, port 1 ACTIVE (rxe_net.c rxe_port_up on NETDEV_UP).
+Inventory rxe_node() {
+  Inventory inv;
+  NetDev n;
+  n.name = "eth0";
+  n.type = kArphrdEther;
+  n.admin_up = n.carrier = true;
+  n.operstate = "up";
+  n.rdma_device = "rxe0";
+  n.rdma_port = 1;
+  inv.netdevs.push_back(n);
+  RdmaDevice d;
+  d.name = "rxe0";
+  d.parent_netdev = "eth0";
+  RdmaPort p;
+  p.num = 1;
+  p.state = PortState::kActive;
+  p.link_layer = LinkLayer::kEthernet;
+  p.netdev = "eth0";
+  p.roce_v2 = true;
+  d.ports.push_back(p);
+  inv.rdma.push_back(d);
+  inv.modules = {"ib_core", "rdma_rxe"};
+  return inv;
+}
+
+Config verify_config(VerifySetting::Mode mode) {
+  Config cfg;
+  cfg.roce[{RdmaSelector{RdmaSelector::By::kName, "rxe0"}, 1}].mode =
+      Sourced<RoceMode>{RoceMode::kV2, "cmdline: rd.rdma.roce=rxe0/1:v2"};
+  VerifySetting v;
+  v.mode = mode;
+  cfg.verify = {v, "cmdline: rd.rdma.verify"};
+  return cfg;
+}
+
+std::vector<std::string> kinds(const Plan& p) {
+  std::vector<std::string> out;
+  for (const auto& a : p.actions)
+    out.push_back(std::string(to_string(a.kind())) + " " + a.object());
+  return out;
+}
+
+TEST(VerifyPlanner, PortsAreCheckedLastWithTheirRoceModeAndIbUverbs) {
+  const Plan p = make_plan(verify_config(VerifySetting::Mode::kPorts), rxe_node());
+  ASSERT_FALSE(p.actions.empty()) << plan_text(p);
+  const Action& last = p.actions.back();
+  ASSERT_EQ(last.kind(), ActionKind::kVerifyPort) << plan_text(p);
+  EXPECT_EQ(last.object(), "rxe0/1");
+  EXPECT_EQ(last.wanted(), "RC loopback (RoCE v2)");
+  EXPECT_TRUE(loads(p, "ib_uverbs")) << plan_text(p);
+  EXPECT_FALSE(loads(p, "rdma_ucm")) << plan_text(p);
+  // It needs the ib_uverbs load (libibverbs opens /dev/infiniband/uverbsN).
+  bool after_uverbs = false;
+  for (size_t d : last.after) {
+    const auto* l = std::get_if<LoadModule>(&p.actions[d].params);
+    after_uverbs |= l && l->module == "ib_uverbs";
+  }
+  EXPECT_TRUE(after_uverbs) << plan_text(p);
+}
+
+TEST(VerifyPlanner, PeerLeavesTheChecksToTheNetworkOnlinePoint) {
+  const Config cfg = verify_config(VerifySetting::Mode::kPeer);
+  const Plan p = make_plan(cfg, rxe_node());
+  for (const auto& k : kinds(p)) EXPECT_EQ(k.find("verify"), std::string::npos) << k;
+  EXPECT_TRUE(loads(p, "rdma_ucm")) << plan_text(p);
+  // verify --boot: the configured ports, then the peer.
+  VerifyRequest r;
+  r.boot = true;
+  r.peer = VerifyPeer{*IpAddress::parse("10.77.0.1"), 7472};
+  r.reason = "cmdline: rd.rdma.verify";
+  const Plan v = make_verify_plan(cfg, rxe_node(), r);
+  EXPECT_EQ(kinds(v),
+            (std::vector<std::string>{"verify-port rxe0/1", "verify-peer 10.77.0.1:7472"}));
+}
+
+TEST(VerifyPlanner, TheVerifyCommandChecksEveryPortWhenTheConfigurationNamesNone) {
+  VerifyRequest r;
+  r.reason = "verify";
+  EXPECT_EQ(kinds(make_verify_plan(Config{}, rxe_node(), r)),
+            std::vector<std::string>{"verify-port rxe0/1"});
+  // verify --boot never checks a port nobody configured.
+  r.boot = true;
+  const Plan none = make_verify_plan(Config{}, rxe_node(), r);
+  EXPECT_TRUE(none.actions.empty());
+  EXPECT_EQ(none.notes, std::vector<std::string>{"verify (verify): no RDMA port to check"});
+}
+
+}  // namespace
+}  // namespace rp
