@@ -36,7 +36,7 @@ BUILD_PKGS=(
 E2E_PKGS=(
   dracut-core=059 dracut-network=059 qemu-system-x86 qemu-utils linux-image-amd64
   busybox-static nfs-kernel-server rpcbind cpio kmod rdma-core ibverbs-utils ibverbs-providers
-  strace network-manager
+  strace network-manager libkmod-dev pkg-config make gcc
 )
 
 pkg_version() { dpkg-query -W -f='${Status} ${Version}\n' "$1" 2>/dev/null |
@@ -97,7 +97,8 @@ apt_src_opts() {  # suite -> prints apt options
   echo "-o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts=$dir/parts -o Dir::State::Lists=$dir/lists"
 }
 
-fetch_sources() {
+fetch_sources() {  # [kind]: src (default) or e2esrc
+  local kind=${1:-src}
   mkdir -p "$CACHE/dl"
   local name ver suite file sha
   while read -r name ver suite file sha; do
@@ -111,24 +112,27 @@ fetch_sources() {
     (cd "$CACHE/dl" && apt-get $opts source --download-only "$name=$ver" >"$CACHE/dl/$name.log" 2>&1) || true
     [[ -f $path ]] || { tail -n 5 "$CACHE/dl/$name.log" >&2; die "$file was not downloaded (apt-get source $name=$ver, suite $suite)"; }
     verify_sha256 "$path" "$sha"
-  done < <(lock_rows src)
+  done < <(lock_rows "$kind")
 }
 
 # Unpack orig + debian tarballs and apply Debian's quilt series, the way dpkg-source would.
-unpack_sources() {
+unpack_sources() {  # [kind]: src (default) or e2esrc
+  local kind=${1:-src}
   mkdir -p "$CACHE/src"
   local name ver
   while read -r name ver; do
-    local stamp=$CACHE/src/$name.stamp want="$name $ver $(lock_rows src | awk -v n="$name" '$1 == n { print $5 }' | tr '\n' ' ')"
+    local stamp=$CACHE/src/$name.stamp want="$name $ver $(lock_rows "$kind" | awk -v n="$name" '$1 == n { print $5 }' | tr '\n' ' ')"
     if [[ -f $stamp && $(cat "$stamp") == "$want" && -d $CACHE/src/$name ]]; then continue; fi
     say "unpacking $name $ver"
     rm -rf "$CACHE/src/$name" "$CACHE/src/$name.tmp"
     mkdir -p "$CACHE/src/$name.tmp"
     local orig deb
-    orig=$(lock_rows src | awk -v n="$name" '$1 == n && $4 ~ /orig/ { print $4 }')
-    deb=$(lock_rows src | awk -v n="$name" '$1 == n && $4 ~ /debian/ { print $4 }')
+    orig=$(lock_rows "$kind" | awk -v n="$name" '$1 == n && $4 ~ /orig/ { print $4 }')
+    deb=$(lock_rows "$kind" | awk -v n="$name" '$1 == n && $4 ~ /debian/ { print $4 }')
     tar -xf "$CACHE/dl/$orig" -C "$CACHE/src/$name.tmp" --strip-components=1 || die "unpack $orig"
-    tar -xf "$CACHE/dl/$deb" -C "$CACHE/src/$name.tmp" || die "unpack $deb"
+    if [[ -n $deb ]]; then
+      tar -xf "$CACHE/dl/$deb" -C "$CACHE/src/$name.tmp" || die "unpack $deb"
+    fi
     local series=$CACHE/src/$name.tmp/debian/patches/series p
     if [[ -f $series ]]; then
       while read -r p _; do
@@ -139,7 +143,20 @@ unpack_sources() {
     fi
     mv "$CACHE/src/$name.tmp" "$CACHE/src/$name"
     echo "$want" >"$stamp"
-  done < <(lock_rows src | awk '{ print $1, $2 }' | sort -u)
+  done < <(lock_rows "$kind" | awk '{ print $1, $2 }' | sort -u)
+}
+
+# dracut-ng's C helpers, built in its own tree (dracut.sh finds them there by
+# dracutbasedir): against this machine's libkmod, so its binaries' glibc 2.38 is not needed.
+build_dracut_ng() {
+  local dir=$CACHE/src/dracut stamp=$CACHE/src/dracut.built
+  [[ -f $stamp && $(cat "$stamp") == "$(cat "$CACHE/src/dracut.stamp")" && -x $dir/dracut-install ]] && return
+  say "building dracut-ng's helpers (dracut-install, dracut-util, skipcpio)"
+  (cd "$dir" && ./configure --disable-documentation >"$dir/build.log" 2>&1 &&
+    make -j2 dracut-install src/skipcpio/skipcpio dracut-util >>"$dir/build.log" 2>&1) ||
+    { tail -n 20 "$dir/build.log" >&2; die "building dracut-ng's helpers (log: $dir/build.log)"; }
+  "$dir/dracut-install" --help >/dev/null 2>&1 || die "dracut-ng's dracut-install does not run"
+  cp "$CACHE/src/dracut.stamp" "$stamp"
 }
 
 install_zig() {
@@ -171,4 +188,9 @@ install_apt "${BUILD_PKGS[@]}"
 install_zig
 fetch_sources
 unpack_sources
+if ((WANT_E2E)); then
+  fetch_sources e2esrc
+  unpack_sources e2esrc
+  build_dracut_ng
+fi
 say "ready (cache: $CACHE)"

@@ -170,6 +170,25 @@ prepare_dracut_base() {
     mkdir -p "$W/conf.d-empty"
 }
 
+# dracut-ng (trixie's dracut 106) run from its own tree, unpacked and its C helpers built by
+# rules/bootstrap.sh --e2e, beside the machine's dracut 059: $W/dracut-ng-base holds its
+# files, its modules and ours, as $W/dracut-base does for the installed dracut.
+DRACUT_NG=${RDMA_PROVISION_CACHE:-$REPO/.cache}/src/dracut
+prepare_dracut_ng_base() {
+    local base=$W/dracut-ng-base f m
+    [[ -x $DRACUT_NG/dracut-install && -f $DRACUT_NG/dracut.sh ]] ||
+        die_e2e "no dracut-ng in $DRACUT_NG: run rules/bootstrap.sh --e2e"
+    rm -rf "$base" && mkdir -p "$base/modules.d"
+    for f in "$DRACUT_NG"/*.sh "$DRACUT_NG"/dracut.conf.d "$DRACUT_NG"/install.d; do
+        ln -s "$f" "$base/${f##*/}"
+    done
+    # The helpers as files (a symlink would be copied into the image as a link to the tree).
+    cp "$DRACUT_NG/src/install/dracut-install" "$DRACUT_NG/dracut-util" "$DRACUT_NG/src/skipcpio/skipcpio" "$base/"
+    for m in "$DRACUT_NG"/modules.d/*; do ln -s "$m" "$base/modules.d/${m##*/}"; done
+    ln -s "$PKG_ROOT/usr/lib/dracut/modules.d/90rdma-provision" "$base/modules.d/90rdma-provision"
+    for m in "$E2E"/dracut/*; do ln -s "$m" "$base/modules.d/${m##*/}"; done
+}
+
 prepare_nfsroot() {  # the tiny root the server exports
     local r=$W/nfsroot
     rm -rf "$r" && mkdir -p "$r"/{bin,sbin,etc,usr/lib,proc,sys,dev,run,tmp,sysroot}
@@ -186,18 +205,25 @@ prepare_nfsroot() {  # the tiny root the server exports
     cp "$r/etc/os-release" "$r/usr/lib/os-release"
 }
 
-# build_image NAME MODULES CONF_LINES... -> $W/img/NAME.img, rebuilt only when an input changed
+# build_image NAME MODULES CONF_LINES... -> $W/img/NAME.img, rebuilt only when an input changed.
+# DRACUT_FLAVOUR=ng: built by dracut-ng (prepare_dracut_ng_base) instead of the machine's.
 build_image() {
     local name=$1 modules=$2
     shift 2
-    local img=$W/img/$name.img conf=$W/img/$name.conf key t0
+    local img=$W/img/$name.img conf=$W/img/$name.conf key t0 flavour=${DRACUT_FLAVOUR:-system}
+    local dracut=(dracut) base=$W/dracut-base version by=
+    version=$(dpkg-query -W -f='${Version}' dracut-core 2> /dev/null)
+    if [[ $flavour == ng ]]; then
+        dracut=(bash "$DRACUT_NG/dracut.sh") base=$W/dracut-ng-base by=" by dracut-ng"
+        version="ng $(cat "$DRACUT_NG/../dracut.stamp" 2> /dev/null)"
+    fi
     mkdir -p "$W/img"
     {
         printf '%s\n' "$@"
         printf 'add_drivers+=" virtio_pci virtio_net "\n'
     } > "$conf"
     key=$({
-        echo "$name|$modules|$KVER|$(dpkg-query -W -f='${Version}' dracut-core 2> /dev/null)"
+        echo "$name|$modules|$KVER|$version"
         cat "$conf"
         find "$REPO/dracut-module/90rdma-provision" "$E2E/dracut" "$E2E/nfsroot" "$E2E/client.conf" \
             -type f -print0 | sort -z | xargs -0 sha256sum
@@ -210,7 +236,7 @@ build_image() {
     fi
     t0=$(now)
     rm -f "$img" "$img.key"
-    dracutbasedir=$W/dracut-base dracut --no-hostonly --no-hostonly-cmdline \
+    dracutbasedir=$base "${dracut[@]}" --no-hostonly --no-hostonly-cmdline \
         --conf "$conf" --confdir "$W/conf.d-empty" --kver "$KVER" --force \
         --modules "$modules" "$img" > "$W/logs/build-$name.log" 2>&1 || {
         tail -n 25 "$W/logs/build-$name.log" >&2
@@ -218,7 +244,7 @@ build_image() {
         return 1
     }
     echo "$key" > "$img.key"
-    say "image $name: built in $(elapsed "$t0") s, $(stat -c %s "$img") bytes"
+    say "image $name: built$by in $(elapsed "$t0") s, $(stat -c %s "$img") bytes"
 }
 
 # --------------------------------------------------------------------- VMs

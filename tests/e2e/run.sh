@@ -21,7 +21,7 @@ W=${E2E_WORK:-$E2E/work}
 
 SCENARIOS=(1-shell-init 2-systemd-init 3-bad-parameter 4-server-absent 5-disabled 6-roce-v1 7-with-50rdma 8-netlink-requests
     9-binary-fault 10-broken-config 11-port-inactive 12-rd-break 13-pxe 14-dhcp
-    15-network-manager 16-verify-peer 17-verify-no-listener image)
+    15-network-manager 16-verify-peer 17-verify-no-listener 18-dracut-ng image)
 declare -A NEEDS=(  # images each one needs
     [1-shell-init]="server client-shell" [2-systemd-init]="server client-systemd"
     [3-bad-parameter]="server client-shell" [4-server-absent]="client-shell"
@@ -32,6 +32,7 @@ declare -A NEEDS=(  # images each one needs
     [13-pxe]="client-pxe server-pxe" [14-dhcp]="client-pxe server-pxe client-shell"
     [15-network-manager]="server client-systemd-nm"
     [16-verify-peer]="server client-shell" [17-verify-no-listener]="server client-shell"
+    [18-dracut-ng]="server client-ng-shell client-ng-systemd"
     [image]="client-shell client-systemd client-shell-without client-shell-rdma-core"
 )
 
@@ -63,6 +64,11 @@ build_images() {  # the images the selected scenarios need
     [[ $want == *" server-pxe "* ]] && { prepare_pxe_dir && build_image server-pxe \
         "base bash udev-rules e2e-nfs-server" "e2e_nfsroot=$W/nfsroot" "e2e_pxe_dir=$W/pxe" \
         "# pxe files: $(cat "$W/pxe"/* | sha256sum | cut -d' ' -f1)" || rc=1; }
+    # dracut-ng (trixie's dracut 106, run from its own tree): both init flavours.
+    [[ $want == *" client-ng-shell "* ]] && { DRACUT_FLAVOUR=ng build_image client-ng-shell \
+        "$CLIENT_MODULES rdma-provision e2e-client" "${CLIENT_CONF[@]}" || rc=1; }
+    [[ $want == *" client-ng-systemd "* ]] && { DRACUT_FLAVOUR=ng build_image client-ng-systemd \
+        "$SYSTEMD_MODULES $CLIENT_MODULES rdma-provision e2e-client" "${CLIENT_CONF[@]}" || rc=1; }
     [[ $want == *" client-shell-rdma-core "* ]] && { build_image client-shell-rdma-core \
         "$CLIENT_MODULES rdma-provision e2e-client" "${CLIENT_CONF[@]/rdma_provision_rdma_core=no/rdma_provision_rdma_core=yes}" || rc=1; }
     return $rc
@@ -596,6 +602,30 @@ scenario_17-verify-no-listener() {
     check_no_line "$log" 'E2E-RESULT: BOOTED' "the root was not mounted"
 }
 
+scenario_18-dracut-ng() {
+    # The images built by dracut-ng 106 (trixie's dracut, from its own tree beside the
+    # machine's 059): shell init and systemd, each the boot of scenario 1 (names, RoCE,
+    # root over NFS/RDMA, the state handed over), with rd.rdma.verify=peer against the
+    # server's listener on the systemd one.
+    local img log
+    for img in client-ng-shell client-ng-systemd; do
+        log=$RUN_DIR/$img-client.log
+        local extra="" server_extra=""
+        [[ $img == client-ng-systemd ]] && extra="rd.rdma.verify=peer" server_extra="e2e.verify-listen=1"
+        SERVER_APPEND=$server_extra \
+            boot_pair yes "$img" "$BOOT $ROOT_RDMA $IP_NIC $RDMA_ARGS rd.rdma.required=1 $extra" 300
+        rename_logs "$img"
+        CLIENT_LOG=$log client_booted_checks
+        check_line "$log" 'rdma-provision: .*soft-link rxe0' "$img: rdma-provision created the Soft-RoCE link"
+        check_line "$log" 'NFSROOT: configfs rxe0/1 default_roce_tos: 106' "$img: RoCE ToS in configfs"
+        check_line "$log" 'NFSROOT: \| +"exit_code": 0' "$img: state.json handed to the real root: exit_code 0"
+        check_line "$W/logs/build-$img.log" 'dracut\[I\]: Executing: .*/src/dracut/dracut.sh' "$img: the image was built by dracut-ng's dracut.sh"
+    done
+    log=$RUN_DIR/client-ng-systemd-client.log
+    check_line "$log" 'Finished .*rdma-provision-ap' "client-ng-systemd: rdma-provision-apply.service ran under dracut-ng's systemd units"
+    check_line "$log" "rdma-provision: done +verify-peer +$SRV_IP:7472" "client-ng-systemd: the peer verified from dracut-ng's online hook"
+}
+
 scenario_image() {
     # lsinitrd: our binary, config and exactly the modules the client needs; sizes with and
     # without the module; rdma-core's files and their modules when asked for.
@@ -689,6 +719,7 @@ main() {
     [[ " ${selected[*]} " == *" 8-netlink-requests "* ]] && build_test_tools
     pick_accel
     prepare_dracut_base
+    [[ " ${selected[*]} " == *" 18-dracut-ng "* ]] && prepare_dracut_ng_base
     prepare_nfsroot
     for s in "${selected[@]}"; do read -ra a <<< "${NEEDS[$s]}" && images+=("${a[@]}"); done
     local build_ok=0
