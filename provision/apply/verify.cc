@@ -36,7 +36,8 @@ Outcome exec_verify_peer(ApplyContext& ctx, const Action&, const VerifyPeer& p) 
   if (!r) return Outcome::failed(r.error());
   return Outcome::done("via " + r->device + "/" + std::to_string(r->port) + " GID " + r->local_gid +
                        ", RDMA WRITE of " + std::to_string(r->written) +
-                       " bytes checked by the peer, " + r->rtt.str());
+                       " bytes checked by the peer, " + r->rtt.str() +
+                       (r->tries > 1 ? ", after " + std::to_string(r->tries) + " tries" : ""));
 }
 
 }  // namespace rp

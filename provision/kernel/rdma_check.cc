@@ -492,11 +492,20 @@ Result<rdma_cm_event*> next_event(rdma_event_channel* ec, Until until, const std
 
 // Waits for `want`; any other event is the stage's failure, named.
 Status expect_event(rdma_event_channel* ec, rdma_cm_event_type want, Until until,
-                    const std::string& where, Hello* peer_hello = nullptr) {
+                    const std::string& where, Hello* peer_hello = nullptr,
+                    bool* transient = nullptr) {
   auto got = next_event(ec, until, where);
-  if (!got) return got.error();
+  if (!got) {
+    if (transient) *transient = true;  // no answer in time
+    return got.error();
+  }
   rdma_cm_event* ev = *got;
   const rdma_cm_event_type type = ev->event;
+  // What a peer still booting, or a lost packet, gives; a reject is the peer's answer.
+  if (transient) {
+    *transient = type == RDMA_CM_EVENT_ADDR_ERROR || type == RDMA_CM_EVENT_ROUTE_ERROR ||
+                 type == RDMA_CM_EVENT_UNREACHABLE || type == RDMA_CM_EVENT_CONNECT_ERROR;
+  }
   const int status = ev->status;
   if (type == want && peer_hello && ev->param.conn.private_data &&
       ev->param.conn.private_data_len >= sizeof(Hello)) {
@@ -515,9 +524,12 @@ Status expect_event(rdma_event_channel* ec, rdma_cm_event_type want, Until until
   return make_error(where, why);
 }
 
-}  // namespace
-
-Result<PeerResult> cm_check_peer(const PeerCheck& c, Until until) {
+// One try of the peer check; `*transient` says whether a failure may pass on a retry
+// (resolution without an answer, unreachable). Address and route resolution are bounded
+// by `resolve_until`, the rest by `until`.
+Result<PeerResult> peer_attempt(const PeerCheck& c, Until resolve_until, Until until,
+                                bool* transient) {
+  *transient = false;
   const std::string peer = c.address.str() + ":" + std::to_string(c.port);
   EventChannel ec(rdma_create_event_channel(), rdma_destroy_event_channel);
   if (!ec)
@@ -529,21 +541,21 @@ Result<PeerResult> cm_check_peer(const PeerCheck& c, Until until) {
     return make_error(peer, "cannot create an rdma_cm id", errno);
   }
   std::unique_ptr<rdma_cm_id, int (*)(rdma_cm_id*)> id(raw_id, rdma_destroy_id);
-  const int step_ms = std::max(ms_left(until), 1);
   sockaddr_storage dst = to_sockaddr(c.address, c.port);
-  if (rdma_resolve_addr(id.get(), nullptr, reinterpret_cast<sockaddr*>(&dst), step_ms)) {
+  if (rdma_resolve_addr(id.get(), nullptr, reinterpret_cast<sockaddr*>(&dst),
+                        std::max(ms_left(resolve_until), 1))) {
     return make_error(peer + ": address resolution", "rdma_resolve_addr", errno);
   }
-  if (auto s =
-          expect_event(ec.get(), RDMA_CM_EVENT_ADDR_RESOLVED, until, peer + ": address resolution");
+  if (auto s = expect_event(ec.get(), RDMA_CM_EVENT_ADDR_RESOLVED, resolve_until,
+                            peer + ": address resolution", nullptr, transient);
       !s) {
     return s.error();
   }
-  if (rdma_resolve_route(id.get(), std::max(ms_left(until), 1))) {
+  if (rdma_resolve_route(id.get(), std::max(ms_left(resolve_until), 1))) {
     return make_error(peer + ": route resolution", "rdma_resolve_route", errno);
   }
-  if (auto s =
-          expect_event(ec.get(), RDMA_CM_EVENT_ROUTE_RESOLVED, until, peer + ": route resolution");
+  if (auto s = expect_event(ec.get(), RDMA_CM_EVENT_ROUTE_RESOLVED, resolve_until,
+                            peer + ": route resolution", nullptr, transient);
       !s) {
     return s.error();
   }
@@ -588,9 +600,11 @@ Result<PeerResult> cm_check_peer(const PeerCheck& c, Until until) {
   cp.retry_count = 7;
   cp.rnr_retry_count = 7;
   if (rdma_connect(id.get(), &cp)) return make_error(cn, "rdma_connect", errno);
-  if (auto s = expect_event(ec.get(), RDMA_CM_EVENT_ESTABLISHED, until, cn, &server); !s) {
+  if (auto s = expect_event(ec.get(), RDMA_CM_EVENT_ESTABLISHED, until, cn, &server, transient);
+      !s) {
     return s.error();
   }
+  *transient = false;
   if (server.magic != kMagic || server.len < kWriteBytes) {
     rdma_disconnect(id.get());
     return make_error(cn, "the listener at " + peer +
@@ -638,6 +652,30 @@ Result<PeerResult> cm_check_peer(const PeerCheck& c, Until until) {
   const Until bye = std::min(until, Clock::now() + std::chrono::seconds(1));
   if (auto ev = next_event(ec.get(), bye, xfer); ev) rdma_ack_cm_event(*ev);
   return r;
+}
+
+}  // namespace
+
+Result<PeerResult> cm_check_peer(const PeerCheck& c, Until until) {
+  // A few seconds per try of the resolution, so that one lost ARP exchange or a peer that
+  // is still coming up does not take the whole check's time; retried until it is over.
+  constexpr auto kResolveTry = std::chrono::seconds(3);
+  unsigned tries = 0;
+  for (;;) {
+    ++tries;
+    bool transient = false;
+    auto r = peer_attempt(c, std::min(until, Clock::now() + kResolveTry), until, &transient);
+    if (r) {
+      r.value().tries = tries;
+      return r;
+    }
+    if (!transient || ms_left(until) < 500) {
+      Error e = r.error();
+      if (tries > 1) e.what += " (after " + std::to_string(tries) + " tries)";
+      return e;
+    }
+    ::poll(nullptr, 0, 250);
+  }
 }
 
 // ---------------------------------------------------------------- listener

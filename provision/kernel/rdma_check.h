@@ -70,6 +70,7 @@ struct PeerCheck {
   unsigned rounds = 8;
 };
 struct PeerResult {
+  unsigned tries = 1;  // resolution and connect are retried on no answer / unreachable
   std::string device;  // the local RDMA device rdma_cm chose by route
   unsigned port = 0;
   std::string local_gid;
@@ -77,7 +78,9 @@ struct PeerResult {
   Latency rtt;
 };
 // Address and route resolution, connect, an RDMA WRITE into the listener's buffer that it
-// checks, and `rounds` SEND round trips; then disconnect. Bounded by `until`.
+// checks, and `rounds` SEND round trips; then disconnect. Bounded by `until`. A try that
+// got no answer (resolution, unreachable, connect error) is repeated, each resolution
+// bounded by 3 s, until `until`; a reject (no listener) is the answer and is not retried.
 Result<PeerResult> cm_check_peer(const PeerCheck& c, std::chrono::steady_clock::time_point until);
 
 // verify --listen: answers peer checks on ADDR (nullopt: every address) and port until

@@ -51,6 +51,10 @@ struct VerifyRequest {
   std::string peer_reason;  // the peer's, when it differs ("... (the NFS server of root=)")
 };
 Plan make_verify_plan(const Config& cfg, const Inventory& inv, const VerifyRequest& r);
+// The peer rd.rdma.verify=peer checks: its address, else the NFS server of root=; with
+// the reason naming where it came from. nullopt when the mode is not peer or no address
+// is known (root=dhcp, a server given by name).
+std::optional<VerifyPeer> configured_peer(const Config& cfg, std::string* reason);
 
 std::string plan_text(const Plan& plan);
 std::string plan_json(const Plan& plan);

@@ -71,15 +71,40 @@ std::optional<size_t> wait_port_action(const PlanBuilder& b, const std::string& 
   return std::nullopt;
 }
 
+std::optional<VerifyPeer> configured_peer(const Config& cfg, std::string* reason) {
+  const auto& v = cfg.verify;
+  if (v.value.mode != VerifySetting::Mode::kPeer) return std::nullopt;
+  if (v.value.peer) {
+    if (reason) *reason = v.source;
+    return VerifyPeer{*v.value.peer, v.value.port};
+  }
+  if (!cfg.nfs_server) return std::nullopt;
+  if (reason) *reason = v.source + " (the NFS server of " + cfg.nfs_server->source + ")";
+  return VerifyPeer{cfg.nfs_server->value, v.value.port};
+}
+
 void plan_verify(PlanBuilder& b) {
   const auto& v = b.cfg.verify;
   if (v.value.mode == VerifySetting::Mode::kOff) return;
-  if (v.value.mode == VerifySetting::Mode::kPeer) {
+  if (v.value.mode == VerifySetting::Mode::kPeer && b.inv.initramfs) {
     b.note("verify (" + v.source + "): the ports and the peer are checked once the network " +
            "is up (rdma-provision verify --boot)");
     return;
   }
   verify_ports(b, false, v.source);
+  // On the real root (rdma-provision.service) the network is up: the peer too, so the
+  // fleet's metrics show the path as the node runs.
+  std::string reason;
+  if (auto peer = configured_peer(b.cfg, &reason)) {
+    Action a{*peer, "not verified", reason};
+    for (size_t i = 0; i < b.size(); ++i) {
+      if (b.action(i).kind() == ActionKind::kVerifyPort) PlanBuilder::need(a, i);
+    }
+    b.add(std::move(a));
+  } else if (v.value.mode == VerifySetting::Mode::kPeer) {
+    b.note("verify (" + v.source + "): no peer to check: no address given and root= names " +
+           "no NFS server by address");
+  }
 }
 
 Plan make_verify_plan(const Config& cfg, const Inventory& inv, const VerifyRequest& r) {

@@ -83,6 +83,16 @@ std::string metrics_text(int exit_code, const Config& cfg, const Plan& plan,
                static_cast<int>(p.state));
     }
   }
+  w.family("rdma_provision_verify", "gauge",
+           "The data-path checks of the last apply (rd.rdma.verify): 1 passed, 0 failed or "
+           "not run; check is port (RC loopback) or peer (rdma_cm connection).");
+  for (size_t i = 0; report && i < plan.actions.size() && i < report->outcomes.size(); ++i) {
+    const Action& a = plan.actions[i];
+    if (a.kind() != ActionKind::kVerifyPort && a.kind() != ActionKind::kVerifyPeer) continue;
+    w.sample(label("check", a.kind() == ActionKind::kVerifyPort ? "port" : "peer") + "," +
+                 label("object", a.object()),
+             report->outcomes[i].kind == OutcomeKind::kDone ? 1 : 0);
+  }
   w.family("rdma_provision_port_roce_mode", "gauge",
            "Default RoCE mode of each port in the rdma_cm configfs (1 for the mode it has).");
   for (const auto& d : after.rdma) {

@@ -228,6 +228,9 @@ build_image() {
         find "$REPO/dracut-module/90rdma-provision" "$E2E/dracut" "$E2E/nfsroot" "$E2E/client.conf" \
             -type f -print0 | sort -z | xargs -0 sha256sum
         [[ " $modules " == *" rdma-provision "* ]] && sha256sum "$W/bin/rdma-provision"
+        # The server carries the exported root (whose rdma-provision the real root runs)
+        # and the listener's binary: a new binary is a new server image too.
+        grep -qE '^e2e_(nfsroot|verify_bin)=' "$conf" && sha256sum "$W/bin/rdma-provision" "$W/nfsroot/sbin/init"
         [[ " $modules " == *" e2e-nlmon "* ]] && sha256sum "$W/bin/rdma-provision" "$W"/bin/nl_ops "$W"/bin/nlcap
     } | sha256sum | cut -d' ' -f1)
     if [[ -f $img && -f $img.key && $(cat "$img.key") == "$key" ]]; then

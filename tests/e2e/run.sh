@@ -584,6 +584,9 @@ scenario_16-verify-peer() {
         "... which wrote 4096 bytes it checked, then 8 round trips"
     check_line "$log" "NFSROOT: verify.env \| RP_EXIT_CODE='0'" "the real root sees the peer check's result (verify.env)"
     check_line "$log" "NFSROOT: verify.env \\| RP_SUMMARY='summary: 2 done, 0 already, 0 skipped, 0 failed" "... both checks (verify.env)"
+    check_line "$log" 'rdma-provision: verify: 2 checks, [0-9.]+ s CPU' "what the checks cost the boot's CPU"
+    check_line "$log" 'NFSROOT: metrics \| rdma_provision_verify\{check="peer",object="10.77.0.1:7472"\} 1' \
+        "the real root's run checked the path again, for the fleet's metrics"
 }
 
 scenario_17-verify-no-listener() {

@@ -590,8 +590,10 @@ TEST(VerifyPlanner, PortsAreCheckedLastWithTheirRoceModeAndIbUverbs) {
 }
 
 TEST(VerifyPlanner, PeerLeavesTheChecksToTheNetworkOnlinePoint) {
-  const Config cfg = verify_config(VerifySetting::Mode::kPeer);
-  const Plan p = make_plan(cfg, rxe_node());
+  Config cfg = verify_config(VerifySetting::Mode::kPeer);
+  Inventory initramfs = rxe_node();
+  initramfs.initramfs = true;
+  const Plan p = make_plan(cfg, initramfs);
   for (const auto& k : kinds(p)) EXPECT_EQ(k.find("verify"), std::string::npos) << k;
   EXPECT_TRUE(loads(p, "rdma_ucm")) << plan_text(p);
   // verify --boot: the configured ports, then the peer.
@@ -602,6 +604,26 @@ TEST(VerifyPlanner, PeerLeavesTheChecksToTheNetworkOnlinePoint) {
   const Plan v = make_verify_plan(cfg, rxe_node(), r);
   EXPECT_EQ(kinds(v),
             (std::vector<std::string>{"verify-port rxe0/1", "verify-peer 10.77.0.1:7472"}));
+}
+
+TEST(VerifyPlanner, OnTheRealRootApplyChecksThePortsThenTheNfsServer) {
+  Config cfg = verify_config(VerifySetting::Mode::kPeer);
+  cfg.nfs_server = Sourced<IpAddress>{*IpAddress::parse("10.77.0.1"), "cmdline: root=nfs4:..."};
+  const Plan p = make_plan(cfg, rxe_node());  // not an initramfs: rdma-provision.service
+  const auto k = kinds(p);
+  ASSERT_GE(k.size(), 2u) << plan_text(p);
+  EXPECT_EQ(k[k.size() - 2], "verify-port rxe0/1");
+  EXPECT_EQ(k.back(), "verify-peer 10.77.0.1:7472");
+  EXPECT_EQ(p.actions.back().reason,
+            "cmdline: rd.rdma.verify (the NFS server of cmdline: root=nfs4:...)");
+  EXPECT_EQ(p.actions.back().after, std::vector<size_t>{k.size() - 2});
+  // Without an address and without an NFS root: a note, no peer check.
+  cfg.nfs_server.reset();
+  const Plan none = make_plan(cfg, rxe_node());
+  EXPECT_EQ(kinds(none).back(), "verify-port rxe0/1");
+  EXPECT_EQ(none.notes.back(),
+            "verify (cmdline: rd.rdma.verify): no peer to check: no address given and root= "
+            "names no NFS server by address");
 }
 
 TEST(VerifyPlanner, TheVerifyCommandChecksEveryPortWhenTheConfigurationNamesNone) {
