@@ -66,6 +66,10 @@ struct PkeyChild {
   std::string name;   // empty: the default, child_name()
   std::optional<IpoibMode> mode;
   std::string source;
+  // NetworkManager's ib.pkey= for this partition, when given (its token and the child name
+  // it writes, which nm-initrd-generator gives the interface as is): in an image with
+  // NetworkManager that child is NM's (inputs/load.cc leave_ib_pkey_to_networkmanager).
+  std::string nm_source, nm_name;
 
   // Policy: children are full members. Kernels differ on whether they OR in 0x8000 on
   // create (ipoib_vlan_add); we always do, so ib0.000a here is never ib0.800a elsewhere.

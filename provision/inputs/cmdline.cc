@@ -168,7 +168,19 @@ void read_nm_pkey(const Arg& a) {
   auto pkey = parse_pkey(v.substr(dot + 1), a.where, a.diag);
   if (!parent || !pkey) return;
   if (auto child = parse_new_ifname(v, a.where, a.diag)) {
-    set_pkey_child(a.cfg, *parent, *pkey, *child, a.where, a.diag);
+    // A partition rd.rdma.pkey (or the files) already asked for keeps that request; NM's
+    // is noted beside it, and whose the child is is decided with the image in view
+    // (inputs/load.cc leave_ib_pkey_to_networkmanager).
+    auto it = a.cfg.pkeys.find({*parent, *pkey});
+    if (it == a.cfg.pkeys.end() || it->second.source == it->second.nm_source) {
+      const size_t before = a.diag.errors.size();
+      set_pkey_child(a.cfg, *parent, *pkey, *child, a.where, a.diag);
+      if (a.diag.errors.size() != before) return;
+      it = a.cfg.pkeys.find({*parent, *pkey});
+      it->second.source = a.where;
+    }
+    it->second.nm_source = a.where;
+    it->second.nm_name = *child;
   }
 }
 

@@ -77,15 +77,30 @@ void leave_ib_pkey_to_networkmanager(const Root& root, Inputs& in) {
   if (!nm) return;
   auto& pkeys = in.config.pkeys;
   for (auto it = pkeys.begin(); it != pkeys.end();) {
-    if (starts_with(it->second.source, "cmdline: ib.pkey=")) {
-      in.diag.warn(it->second.source,
+    const PkeyChild& c = it->second;
+    if (c.nm_source.empty()) {
+      ++it;
+      continue;
+    }
+    if (c.source == c.nm_source) {  // ib.pkey= alone (or last) asked for it
+      in.diag.warn(c.source,
                    "left to NetworkManager: this image has nm-initrd-generator, which creates "
                    "the partition " +
-                       it->second.child_name() + " itself");
-      it = pkeys.erase(it);
+                       c.nm_name + " itself");
+    } else if (c.child_name() == c.nm_name) {
+      // Our parameter asks for the very child NM creates: one creator, NM.
+      in.diag.warn(c.source, "the same partition as " + c.nm_source +
+                                 ", which NetworkManager creates in this image (it has "
+                                 "nm-initrd-generator): left to NetworkManager");
     } else {
-      ++it;
+      // Two interfaces for one partition on one parent: the kernel would give both (rtnl
+      // children may share a P_Key, ipoib_vlan.c), nobody wants that.
+      in.diag.error(c.source, "asks for partition 0x" + hex(c.full_pkey(), 4) + " on " + c.parent +
+                                  " as " + quote(c.child_name()) + ", and " + c.nm_source +
+                                  " asks NetworkManager (in this image) for it as " +
+                                  quote(c.nm_name) + ": give it one name, or drop one of them");
     }
+    it = pkeys.erase(it);
   }
 }
 

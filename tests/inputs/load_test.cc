@@ -76,5 +76,41 @@ TEST_F(LoadTest, IbPkeyIsLeftToNetworkManagerWhenTheImageHasIt) {
             "nm-initrd-generator, which creates the partition ib0.8001 itself");
 }
 
+// ib.pkey= and rd.rdma.pkey= for one partition, in either order: without NetworkManager
+// both are ours (one child); with it, NM creates its child, ours is left to it when it is
+// the same interface and refused when it would be a second one.
+TEST_F(LoadTest, IbPkeyAndRdRdmaPkeyForOnePartition) {
+  auto load = [&](const char* cmdline) {
+    InputOptions opt;
+    opt.cmdline_text = cmdline;
+    return load_inputs(Root(dir_), opt);
+  };
+  for (const char* same :
+       {"ib.pkey=ib0.8002 rd.rdma.pkey=ib0:0x8002", "rd.rdma.pkey=ib0:0x8002 ib.pkey=ib0.8002"}) {
+    Inputs plain = load(same);
+    EXPECT_TRUE(plain.diag.ok() && plain.diag.warnings.empty()) << same;
+    ASSERT_EQ(plain.config.pkeys.size(), 1u) << same;
+    EXPECT_EQ(plain.config.pkeys.begin()->second.source, "cmdline: rd.rdma.pkey=ib0:0x8002");
+  }
+  put("/usr/libexec/nm-initrd-generator", "");
+  for (const char* same :
+       {"ib.pkey=ib0.8002 rd.rdma.pkey=ib0:0x8002", "rd.rdma.pkey=ib0:0x8002 ib.pkey=ib0.8002"}) {
+    Inputs nm = load(same);
+    EXPECT_TRUE(nm.diag.ok()) << same;
+    EXPECT_TRUE(nm.config.pkeys.empty()) << same;
+    ASSERT_EQ(nm.diag.warnings.size(), 1u) << same;
+    EXPECT_EQ(nm.diag.warnings[0].str(),
+              "cmdline: rd.rdma.pkey=ib0:0x8002: the same partition as cmdline: ib.pkey=ib0.8002, "
+              "which NetworkManager creates in this image (it has nm-initrd-generator): left to "
+              "NetworkManager");
+  }
+  Inputs two = load("rd.rdma.pkey=ib0:0x8002:storage ib.pkey=ib0.8002");
+  ASSERT_EQ(two.diag.errors.size(), 1u);
+  EXPECT_EQ(two.diag.errors[0].str(),
+            "cmdline: rd.rdma.pkey=ib0:0x8002:storage: asks for partition 0x8002 on ib0 as "
+            "'storage', and cmdline: ib.pkey=ib0.8002 asks NetworkManager (in this image) for it "
+            "as 'ib0.8002': give it one name, or drop one of them");
+}
+
 }  // namespace
 }  // namespace rp
