@@ -107,7 +107,10 @@ rp_early() {
         > "$RP_RUN/early.log" 2>&1 || _rp_rc=$?
     rp_show "$RP_RUN/early.log"
     case $_rp_rc in
-        0) return 0 ;;
+        0)
+            rp_preload
+            return 0
+            ;;
         2)
             # Nothing will be applied: apply would refuse the same input and repeat the errors.
             : > "$RP_RUN/invalid-input"
@@ -120,6 +123,18 @@ rp_early() {
             return
             ;;
     esac
+}
+
+# The modules the plan needs that need no device (Soft-RoCE, rdma_cm, IPoIB, NFS/RDMA: the
+# binary decides, `preload`), loaded in the background from the early step on, so the
+# kernel initialises them while udevd starts and coldplugs instead of during apply. The
+# binary is bounded by rd.rdma.timeout and reports each load itself; apply plans again
+# whatever is not loaded by then (a second load of a module being loaded waits for it).
+rp_preload() {
+    [ -e "$RP_RUN/disabled" ] && return 0
+    # shellcheck disable=SC2046
+    "$RP_BIN" preload $(rp_cmdline_opt) < /dev/null > "$RP_RUN/preload.log" 2>&1 &
+    echo $! > "$RP_RUN/preload.pid"
 }
 
 # Puts apply into dracut's initqueue (shell init, or a device that appeared after the

@@ -142,6 +142,34 @@ int cmd_apply(const Options& o) {
   return report.exit_code();
 }
 
+int cmd_preload(const Options& o) {
+  Root root(o.root);
+  if (!root_usable(root, o, "preload")) return kExitUsage;
+  Inventory inv = discover(root, Detail::kPlan);
+  Inputs in = load_inputs(root, o.inputs);
+  if (!in.diag.ok()) return kExitOk;  // udev-rules and apply say why, once
+  resolve_node_table(inv, in.config);
+  const Plan full = make_plan(in.config, inv);
+  if (!full.enabled || !full.diag.ok()) return kExitOk;
+  const Plan plan = early_module_plan(full);
+  if (plan.actions.empty()) return kExitOk;
+  // Every line says it is this step's, apart from apply's (its summary included).
+  Log log([sink = make_sink(root, o.log)](LogLevel l, const std::string& m) {
+    sink(l, "preload: " + m);
+  });
+  std::string list;
+  for (const auto& a : plan.actions) list += " " + a.get<LoadModule>().module;
+  log.notice("loading before udev's coldplug, in parallel:" + list);
+  RealFileOps files(root);
+  ApplyContext ctx{files, root.is_live(), Deadline(std::chrono::seconds(plan.timeout_s)), log};
+  const ApplyReport report =
+      apply_plan(plan, ctx, [](ApplyContext& c, const std::vector<const Action*>& a) {
+        return load_modules_parallel(c, a);
+      });
+  // A module that failed here is planned again by apply, which reports it with the policy.
+  return report.exit_code();
+}
+
 int cmd_udev_rules(const Options& o) {
   Root root(o.root);
   if (!root_usable(root, o, "udev-rules")) return kExitUsage;

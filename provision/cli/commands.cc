@@ -36,6 +36,12 @@ const std::vector<Command>& command_table() {
        "try the RDMA data path: a loopback RC QP pair on each configured port (every port "
        "when none is), a peer with --peer; --listen answers peers; exit 0 verified, 1 a "
        "check failed, 2 invalid input"},
+      {"preload",
+       {"--root", "inputs", "--log"},
+       cmd_preload,
+       "load the modules the plan needs that need no device (soft RoCE, rdma_cm, IPoIB, "
+       "NFS/RDMA), before udev's coldplug; quiet and exit 0 when the inputs are invalid or "
+       "disabled (the other steps report that)"},
       {"udev-rules",
        {"--root", "inputs", "--output", "--state-env"},
        cmd_udev_rules,

@@ -36,7 +36,8 @@ int cmd_image_needs(const Options& o);
 int cmd_apply(const Options& o);
 int cmd_udev_rules(const Options& o);
 int cmd_udev_name(const Options& o);
-int cmd_verify(const Options& o);  // verify.cc
+int cmd_verify(const Options& o);
+int cmd_preload(const Options& o);
 
 // Shared by the handlers.
 class Root;

@@ -2,6 +2,8 @@
 // modules the inputs ask for, and those the configured capabilities need (ib_ipoib,
 // rdma_cm, rdma_rxe, siw). libkmod adds the dependencies at apply time.
 #include <map>
+#include <set>
+#include <string_view>
 
 #include "provision/base/strings.h"
 #include "provision/plan/builder.h"
@@ -230,6 +232,24 @@ void plan_modules(PlanBuilder& b) {
            "rdma-provision.service or rdma-core's rdma-load-modules@ load the rest there): " +
            text);
   }
+}
+
+Plan early_module_plan(const Plan& full) {
+  Plan out;
+  out.enabled = full.enabled;
+  out.timeout_s = full.timeout_s;
+  std::set<std::string_view> hardware = {"mlx4_core", "mlx4_en", "mlx4_ib", "mlx5_core"};
+  for (const auto& p : rdma_driver_pairs()) {
+    hardware.insert(p.nic);
+    hardware.insert(p.rdma);
+  }
+  for (const auto& a : full.actions) {
+    if (a.kind() != ActionKind::kLoadModule || !a.after.empty()) continue;
+    const auto& l = a.get<LoadModule>();
+    if (hardware.count(l.module) || l.pfc) continue;
+    out.actions.push_back(a);
+  }
+  return out;
 }
 
 }  // namespace rp

@@ -51,6 +51,14 @@ struct VerifyRequest {
   std::string peer_reason;  // the peer's, when it differs ("... (the NFS server of root=)")
 };
 Plan make_verify_plan(const Config& cfg, const Inventory& inv, const VerifyRequest& r);
+// `rdma-provision preload`: the module loads of `full` that need no device, started by the
+// dracut module before udev's coldplug so the kernel's module initialisation is done by the
+// time apply runs (what the floor of tests/bench/qemu_time_to_root.sh does): soft-device,
+// connection-manager, IPoIB, verbs and NFS/RDMA modules. Never a hardware driver (NIC or
+// HCA: they load for their devices, mlx4_core after its port types) nor an action that
+// waits for another.
+Plan early_module_plan(const Plan& full);
+
 // The peer rd.rdma.verify=peer checks: its address, else the NFS server of root=; with
 // the reason naming where it came from. nullopt when the mode is not peer or no address
 // is known (root=dhcp, a server given by name).

@@ -2,6 +2,7 @@
 // fixture shows, each checked on the smallest machine that has it.
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 
 #include "provision/plan/plan.h"
@@ -636,6 +637,35 @@ TEST(VerifyPlanner, TheVerifyCommandChecksEveryPortWhenTheConfigurationNamesNone
   const Plan none = make_verify_plan(Config{}, rxe_node(), r);
   EXPECT_TRUE(none.actions.empty());
   EXPECT_EQ(none.notes, std::vector<std::string>{"verify (verify): no RDMA port to check"});
+}
+
+}  // namespace
+}  // namespace rp
+
+namespace rp {
+namespace {
+
+TEST(EarlyModules, WhatNeedsNoDeviceAndNeverAHardwareDriver) {
+  // A ConnectX-4 beside the Soft-RoCE settings: mlx5_ib is for the card (loaded when its
+  // function is driven), rdma_rxe/rdma_cm/ib_uverbs need no device.
+  Inventory inv = rxe_node();
+  PciFunction f;
+  f.address = *PciAddress::parse("0000:af:00.0");
+  f.driver = "mlx5_core";
+  inv.pci.push_back(f);
+  inv.modules = {"ib_core", "mlx5_core"};
+  Config cfg = verify_config(VerifySetting::Mode::kPorts);
+  cfg.soft_links["eth0"] = SoftLink{SoftKind::kRxe, "rxe1", "cmdline: rd.rdma.rxe=eth0:rxe1"};
+  const Plan full = make_plan(cfg, inv);
+  ASSERT_TRUE(loads(full, "mlx5_ib")) << plan_text(full);
+  const Plan early = early_module_plan(full);
+  std::set<std::string> mods;
+  for (const auto& a : early.actions) {
+    ASSERT_EQ(a.kind(), ActionKind::kLoadModule);
+    EXPECT_TRUE(a.after.empty());
+    mods.insert(a.get<LoadModule>().module);
+  }
+  EXPECT_EQ(mods, (std::set<std::string>{"ib_uverbs", "rdma_cm", "rdma_rxe"})) << plan_text(full);
 }
 
 }  // namespace
