@@ -69,12 +69,36 @@ void read_modprobe_d(const Root& root, Inputs& in) {
 // nmi-cmdline-reader.c, reader_parse_ib_pkey) makes a connection for that partition, and
 // NetworkManager creates the child itself. In an image with NetworkManager (dracut's
 // 35network-manager installs the generator) both creating it would race: leave it to NM.
+// Where dracut's 35network-manager takes the generator from (module-setup.sh:
+// inst_multiple -o /usr/{lib,libexec}{,/NetworkManager}/nm-initrd-generator).
+constexpr const char* kNmGenerators[] = {"/usr/libexec/nm-initrd-generator",
+                                         "/usr/lib/nm-initrd-generator",
+                                         "/usr/libexec/NetworkManager/nm-initrd-generator",
+                                         "/usr/lib/NetworkManager/nm-initrd-generator"};
+
+bool has_nm_generator(const Root& root) {
+  for (const char* g : kNmGenerators)
+    if (root.exists(g)) return true;
+  return false;
+}
+
+// dracut's network-manager module installs the generator with `inst_multiple -o`: an
+// image built on a host without it has NetworkManager and nothing that writes its
+// connections (nm-lib.sh nm_generate_connections runs the generator), so no interface is
+// configured and a network root never comes. Said once, by the early step, in the
+// initramfs only (the real root does not need the generator).
+void check_nm_generator(const Root& root, Inputs& in) {
+  if (!root.exists("/etc/initrd-release") || !root.exists("/usr/sbin/NetworkManager")) return;
+  if (has_nm_generator(root)) return;
+  in.diag.warn("/usr/sbin/NetworkManager",
+               "NetworkManager is in this initramfs but nm-initrd-generator is not (dracut's "
+               "network-manager module installs it only when the build host has it: Debian's "
+               "network-manager package): nothing will configure the network, and a root over "
+               "NFS cannot be mounted");
+}
+
 void leave_ib_pkey_to_networkmanager(const Root& root, Inputs& in) {
-  static const char* const kGenerators[] = {"/usr/libexec/nm-initrd-generator",
-                                            "/usr/lib/NetworkManager/nm-initrd-generator"};
-  bool nm = false;
-  for (const char* g : kGenerators) nm |= root.exists(g);
-  if (!nm) return;
+  if (!has_nm_generator(root)) return;
   auto& pkeys = in.config.pkeys;
   for (auto it = pkeys.begin(); it != pkeys.end();) {
     const PkeyChild& c = it->second;
@@ -150,6 +174,7 @@ Inputs load_inputs(const Root& root, const InputOptions& opt) {
       parse_cmdline(*text, in.config, in.diag);
   }
   leave_ib_pkey_to_networkmanager(root, in);
+  check_nm_generator(root, in);
   return in;
 }
 

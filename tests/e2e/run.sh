@@ -21,7 +21,7 @@ W=${E2E_WORK:-$E2E/work}
 
 SCENARIOS=(1-shell-init 2-systemd-init 3-bad-parameter 4-server-absent 5-disabled 6-roce-v1 7-with-50rdma 8-netlink-requests
     9-binary-fault 10-broken-config 11-port-inactive 12-rd-break 13-pxe 14-dhcp
-    15-network-manager 16-verify-peer 17-verify-no-listener 18-dracut-ng image)
+    15-network-manager 16-verify-peer 17-verify-no-listener 18-dracut-ng 19-nm-no-generator image)
 declare -A NEEDS=(  # images each one needs
     [1-shell-init]="server client-shell" [2-systemd-init]="server client-systemd"
     [3-bad-parameter]="server client-shell" [4-server-absent]="client-shell"
@@ -33,6 +33,7 @@ declare -A NEEDS=(  # images each one needs
     [15-network-manager]="server client-systemd-nm"
     [16-verify-peer]="server client-shell" [17-verify-no-listener]="server client-shell"
     [18-dracut-ng]="server client-ng-shell client-ng-systemd"
+    [19-nm-no-generator]="server client-systemd-nm-nogen"
     [image]="client-shell client-systemd client-shell-without client-shell-rdma-core"
 )
 
@@ -57,6 +58,10 @@ build_images() {  # the images the selected scenarios need
     # dracut's network-manager module instead of network-legacy (RHEL, Fedora).
     [[ $want == *" client-systemd-nm "* ]] && { build_image client-systemd-nm \
         "$SYSTEMD_MODULES ${CLIENT_MODULES/network-legacy/network-manager} rdma-provision e2e-client" \
+        "${CLIENT_CONF[@]}" || rc=1; }
+    # ... and the same without NetworkManager's initrd generator (a build host without it).
+    [[ $want == *" client-systemd-nm-nogen "* ]] && { build_image client-systemd-nm-nogen \
+        "$SYSTEMD_MODULES ${CLIENT_MODULES/network-legacy/network-manager} rdma-provision e2e-client e2e-no-nm-generator" \
         "${CLIENT_CONF[@]}" || rc=1; }
     # The PXE pair: the client's image first, then the server that serves it.
     [[ $want == *" client-pxe "* ]] && { build_image client-pxe "$CLIENT_MODULES rdma-provision e2e-client" \
@@ -627,6 +632,24 @@ scenario_18-dracut-ng() {
     log=$RUN_DIR/client-ng-systemd-client.log
     check_line "$log" 'Finished .*rdma-provision-ap' "client-ng-systemd: rdma-provision-apply.service ran under dracut-ng's systemd units"
     check_line "$log" "rdma-provision: done +verify-peer +$SRV_IP:7472" "client-ng-systemd: the peer verified from dracut-ng's online hook"
+}
+
+scenario_19-nm-no-generator() {
+    # An initramfs with dracut's network-manager module but without nm-initrd-generator
+    # (35network-manager installs it only when the build host has it): rdma-provision does
+    # its part and says once, on the console, that nothing will configure the network; the
+    # root cannot come; dracut's emergency path ends the boot, bounded.
+    local log=$RUN_DIR/client.log
+    boot_pair yes client-systemd-nm-nogen "$BOOT $ROOT_RDMA $IP_NIC $RDMA_ARGS" 300
+    check_true "$CLIENT_RC" "client VM powered off by itself (exit $CLIENT_RC) in $CLIENT_WALL s"
+    check_line "$log" 'rdma-provision: .*warning: /usr/sbin/NetworkManager: NetworkManager is in this initramfs but nm-initrd-generator is not' \
+        "the missing generator is named on the console"
+    local n
+    n=$(grep -c 'nm-initrd-generator is not' "$log")
+    check_true "$([[ $n == 1 ]]; echo $?)" "... once ($n time(s): the early step leaves the input's warnings to apply)"
+    check_line "$log" 'rdma-provision: .*soft-link rxe0' "rdma-provision did its part"
+    check_line "$log" 'E2E-RESULT: EMERGENCY' "dracut's emergency path ran"
+    check_no_line "$log" 'E2E-RESULT: BOOTED' "the root was not mounted"
 }
 
 scenario_image() {

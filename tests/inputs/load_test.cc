@@ -76,6 +76,22 @@ TEST_F(LoadTest, IbPkeyIsLeftToNetworkManagerWhenTheImageHasIt) {
             "nm-initrd-generator, which creates the partition ib0.8001 itself");
 }
 
+// An initramfs with NetworkManager but without its generator configures no interface:
+// said once; never on the real root, nor with the generator in any of dracut's places.
+TEST_F(LoadTest, NetworkManagerWithoutItsGeneratorIsSaid) {
+  InputOptions opt;
+  opt.cmdline_text = "";
+  put("/usr/sbin/NetworkManager", "");
+  EXPECT_TRUE(load_inputs(Root(dir_), opt).diag.warnings.empty()) << "the real root";
+  put("/etc/initrd-release", "");
+  Inputs in = load_inputs(Root(dir_), opt);
+  ASSERT_EQ(in.diag.warnings.size(), 1u);
+  EXPECT_EQ(in.diag.warnings[0].where, "/usr/sbin/NetworkManager");
+  EXPECT_NE(in.diag.warnings[0].what.find("nm-initrd-generator is not"), std::string::npos);
+  put("/usr/lib/NetworkManager/nm-initrd-generator", "");
+  EXPECT_TRUE(load_inputs(Root(dir_), opt).diag.warnings.empty());
+}
+
 // ib.pkey= and rd.rdma.pkey= for one partition, in either order: without NetworkManager
 // both are ours (one child); with it, NM creates its child, ours is left to it when it is
 // the same interface and refused when it would be a second one.
