@@ -141,7 +141,6 @@ rp_preload() {
     [ -e "$RP_RUN/disabled" ] && return 0
     # shellcheck disable=SC2046
     "$RP_BIN" preload $(rp_cmdline_opt) < /dev/null > "$RP_RUN/preload.log" 2>&1 &
-    echo $! > "$RP_RUN/preload.pid"
 }
 
 # Puts apply into dracut's initqueue (shell init, or a device that appeared after the

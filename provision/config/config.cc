@@ -105,4 +105,22 @@ bool from_rdma_core_list(const std::string& source) {
   return source.rfind("/etc/rdma/modules/", 0) == 0;
 }
 
+std::string_view VerifySetting::mode_name() const {
+  switch (mode) {
+    case Mode::kOff:
+      return "0";
+    case Mode::kPorts:
+      return "ports";
+    case Mode::kPeer:
+      break;
+  }
+  return "peer";
+}
+
+std::string VerifySetting::str() const {
+  if (mode != Mode::kPeer || !peer) return std::string(mode_name());
+  const std::string a = peer->v6 ? "[" + peer->str() + "]" : peer->str();
+  return "peer:" + a + ":" + std::to_string(port);
+}
+
 }  // namespace rp

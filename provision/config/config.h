@@ -118,6 +118,7 @@ struct VerifySetting {
   std::optional<IpAddress> peer;  // kPeer; nullopt: the NFS server of root=
   uint16_t port = 7472;           // kPeer: the listener's port (kernel/rdma_check.h kVerifyPort)
   std::string str() const;        // "0", "ports", "peer", "peer:10.0.0.1:7472"
+  std::string_view mode_name() const;  // "0", "ports", "peer"
 };
 
 struct RoceSetting {

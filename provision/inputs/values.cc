@@ -392,20 +392,6 @@ std::optional<IpAddress> nfs_root_server(std::string_view root) {
   return IpAddress::parse(server);
 }
 
-std::string VerifySetting::str() const {
-  switch (mode) {
-    case Mode::kOff:
-      return "0";
-    case Mode::kPorts:
-      return "ports";
-    case Mode::kPeer:
-      break;
-  }
-  if (!peer) return "peer";
-  const std::string a = peer->v6 ? "[" + peer->str() + "]" : peer->str();
-  return "peer:" + a + ":" + std::to_string(port);
-}
-
 std::optional<IpPrefix> parse_prefix(std::string_view s, const std::string& where, Diagnostics& d) {
   // ip-address(8)'s ADDRESS/PREFIX-LENGTH, with the length required here: a forgotten /24
   // must not become a host address.

@@ -152,8 +152,7 @@ std::string env_text(const Config& cfg, bool enabled, const std::string& exit_co
   set("RP_REQUIRED", cfg.required.value ? "1" : "0");
   set("RP_TIMEOUT", std::to_string(cfg.timeout_s.value));
   // rd.rdma.verify's mode: "peer" makes the module's online hook run `verify --boot`.
-  static constexpr const char* kVerifyModes[] = {"0", "ports", "peer"};
-  set("RP_VERIFY", kVerifyModes[static_cast<int>(cfg.verify.value.mode)]);
+  set("RP_VERIFY", cfg.verify.value.mode_name());
   set("RP_EXIT_CODE", exit_code);
   set("RP_SUMMARY", summary);
   count("RP_DONE", report ? report->done : 0);
