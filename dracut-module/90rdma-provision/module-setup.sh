@@ -138,7 +138,7 @@ install() {
     inst_simple "$moddir/rdma-provision-lib.sh" /lib/rdma-provision-lib.sh
     inst_script "$moddir/rdma-provision-queue.sh" /sbin/rdma-provision-queue
     inst_rules "$moddir/61-rdma-provision.rules"
-    inst_multiple udevadm cat mkdir mv rm tr sleep grep  # sleep: the hooks' watchdog (rp_run_bin)
+    inst_multiple udevadm cat mkdir mv rm tr sleep  # sleep: the hooks' watchdog (rp_run_bin)
 
     # Hook names are dracut's hookdirs (dracut-init.sh); inst_hook, inst_rules, inst_script
     # and dracut_need_initqueue: dracut-init.sh; pre-pivot is sourced by init.sh (99base).

@@ -105,14 +105,8 @@ rp_early() {
     # shellcheck disable=SC2046
     "$RP_BIN" udev-rules --output "$RP_RULES" --state-env "$RP_RUN/state.env" $(rp_cmdline_opt early) \
         > "$RP_RUN/early.log" 2>&1 || _rp_rc=$?
-    # Valid input: apply says the input's warnings in the kernel log, once; here only the
-    # rest. Invalid input: apply will not run, so everything is said here.
-    if [ "$_rp_rc" = 0 ]; then
-        grep -v '^warning: ' "$RP_RUN/early.log" > "$RP_RUN/early.shown" || :
-        rp_show "$RP_RUN/early.shown"
-    else
-        rp_show "$RP_RUN/early.log"
-    fi
+    # (A valid input's warnings the binary leaves to apply: said once per boot.)
+    rp_show "$RP_RUN/early.log"
     case $_rp_rc in
         0)
             rp_preload

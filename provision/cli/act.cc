@@ -1,4 +1,5 @@
-// The commands that change the machine or write files: apply and udev-rules.
+// The commands that change the machine or write files: apply, preload, udev-rules and
+// verify (its checks change nothing, but --boot writes the result to /run).
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -99,6 +100,12 @@ void write_metrics(const Options& o, const Root& root, int exit_code, const Conf
   }
 }
 
+// Every load-module action that can start runs in one parallel batch (libkmod, one context
+// per thread: apply/modules.cc).
+std::vector<Outcome> parallel_loads(ApplyContext& c, const std::vector<const Action*>& a) {
+  return load_modules_parallel(c, a);
+}
+
 }  // namespace
 
 int cmd_apply(const Options& o) {
@@ -128,10 +135,7 @@ int cmd_apply(const Options& o) {
            std::to_string(plan.timeout_s) + " s");
   RealFileOps files(root);
   ApplyContext ctx{files, root.is_live(), Deadline(std::chrono::seconds(plan.timeout_s)), log};
-  ApplyReport report =
-      apply_plan(plan, ctx, [](ApplyContext& c, const std::vector<const Action*>& a) {
-        return load_modules_parallel(c, a);
-      });
+  ApplyReport report = apply_plan(plan, ctx, parallel_loads);
   write_state(root, in.config, plan, &report, log);
   std::string err;
   if (!in.config.names.empty() &&
@@ -162,10 +166,7 @@ int cmd_preload(const Options& o) {
   log.notice("loading before udev's coldplug, in parallel:" + list);
   RealFileOps files(root);
   ApplyContext ctx{files, root.is_live(), Deadline(std::chrono::seconds(plan.timeout_s)), log};
-  const ApplyReport report =
-      apply_plan(plan, ctx, [](ApplyContext& c, const std::vector<const Action*>& a) {
-        return load_modules_parallel(c, a);
-      });
+  const ApplyReport report = apply_plan(plan, ctx, parallel_loads);
   // A module that failed here is planned again by apply, which reports it with the policy.
   return report.exit_code();
 }
@@ -175,7 +176,10 @@ int cmd_udev_rules(const Options& o) {
   if (!root_usable(root, o, "udev-rules")) return kExitUsage;
   Inventory inv = discover(root, Detail::kPlan);
   Inputs in = load_inputs(root, o.inputs);
-  print_diagnostics(in.diag);
+  // The dracut module's early step (--state-env) leaves a valid input's warnings to apply,
+  // which says them in the kernel log, once per boot; invalid input is said here, whole,
+  // since apply will not run.
+  if (o.state_env.empty() || !in.diag.ok()) print_diagnostics(in.diag);
   Root host("/");
   std::string err;
   // Written whatever the input: the dracut hooks' failure policy reads it.
@@ -232,11 +236,8 @@ int cmd_udev_name(const Options& o) {
   return kExitOk;
 }
 
-}  // namespace rp
-
 // ---------------------------------------------------------------- verify
 
-namespace rp {
 namespace {
 
 // "0.012 s CPU (user + system) for the whole run": what the checks cost the boot's CPU,
@@ -282,7 +283,9 @@ int cmd_verify(const Options& o) {
   Inventory inv = discover(root, Detail::kPlan);
   Inputs in = load_inputs(root, o.inputs);
   resolve_node_table(inv, in.config);
-  for (const auto& w : in.diag.warnings) log.warn(w.str());
+  // At boot apply has said the input's warnings already.
+  if (!o.boot)
+    for (const auto& w : in.diag.warnings) log.warn(w.str());
   if (!in.diag.ok()) {
     for (const auto& e : in.diag.errors) log.error(e.str());
     log.error("invalid input: nothing verified");
