@@ -119,11 +119,6 @@ Outcome rename(ApplyContext& ctx, const LinkInfo& link, const std::string& want)
                        (link.admin_up ? " (taken down and brought back up)" : ""));
 }
 
-std::optional<uint16_t> broadcast_pkey(const LinkInfo& l) {
-  if (l.type != kArphrdInfiniband || l.broadcast.len != 20) return std::nullopt;
-  return static_cast<uint16_t>(l.broadcast.bytes[8] << 8 | l.broadcast.bytes[9]);
-}
-
 std::string sysfs_net(const std::string& ifname, const char* attr) {
   return "/sys/class/net/" + ifname + "/" + attr;
 }
@@ -185,6 +180,22 @@ Outcome exec_rename(ApplyContext& ctx, const Action& a, const Rename& p) {
   return rename(ctx, link, want);
 }
 
+Outcome existing_pkey_child(const CreatePkeyChild& p, const LinkInfo& parent,
+                            const LinkInfo& existing) {
+  const std::string what = "P_Key 0x" + hex(p.pkey, 4) + " on " + p.parent;
+  // A child made over rtnetlink has no pkey file: its P_Key is in the broadcast address,
+  // for both kinds of child.
+  const std::optional<uint16_t> pkey =
+      existing.type == kArphrdInfiniband ? existing.broadcast.ipoib_broadcast_pkey() : std::nullopt;
+  const bool on_parent = existing.iflink == parent.ifindex;
+  if (on_parent && pkey == p.pkey) return Outcome::already(what);
+  return Outcome::failed(
+      make_error(p.name, "exists, but is not the child with " + what + " (" +
+                             (pkey ? "P_Key 0x" + hex(*pkey, 4) : std::string("no P_Key")) +
+                             (on_parent ? "" : ", not on " + p.parent) + ")"),
+      "give the P_Key child another name");
+}
+
 Outcome exec_pkey_child(ApplyContext& ctx, const Action& a, const CreatePkeyChild& p) {
   if (!ctx.live) return Outcome::skipped(kLiveOnly);
   PkeyChildSpec spec;
@@ -203,18 +214,7 @@ Outcome exec_pkey_child(ApplyContext& ctx, const Action& a, const CreatePkeyChil
                                                     arphrd_name(parent.type) +
                                                     "); no P_Key child " + p.name));
   }
-  if (auto existing = rtnl_get_link(p.name)) {
-    // A child made over rtnetlink has no pkey file: its P_Key is in bytes 8-9 of the
-    // broadcast address, for both kinds of child (ipoib_vlan.c).
-    const std::optional<uint16_t> pkey = broadcast_pkey(*existing);
-    if (existing->iflink == parent.ifindex && pkey == spec.pkey) return Outcome::already(what);
-    return Outcome::failed(
-        make_error(p.name, "exists, but is not the child with " + what + " (" +
-                               (pkey ? "P_Key 0x" + hex(*pkey, 4) : std::string("no P_Key")) +
-                               (existing->iflink == parent.ifindex ? "" : ", not on " + p.parent) +
-                               ")"),
-        "give the P_Key child another name");
-  }
+  if (auto existing = rtnl_get_link(p.name)) return existing_pkey_child(p, parent, *existing);
   auto st = rtnl_add_pkey_child(spec);
   if (!st) {
     const int e = st.error().errnum;

@@ -5,6 +5,7 @@
 #include "provision/apply/log.h"
 #include "provision/apply/outcome.h"
 #include "provision/kernel/rtnl.h"
+#include "provision/plan/action.h"
 
 namespace rp {
 
@@ -13,5 +14,11 @@ namespace rp {
 // than asked is done with a warning: ipoib_change_mtu (ipoib_main.c) keeps `want` as the
 // admin MTU and runs min(broadcast group MTU, admin MTU). Any other difference fails.
 Outcome mtu_outcome(const LinkInfo& before, unsigned want, const LinkInfo* after, Log& log);
+
+// The verdict on `existing`, the link named like the P_Key child `p` asks for, found before
+// creating it: already there when it sits on `parent` (its iflink, ipoib_main.c
+// ipoib_get_iflink) with the P_Key, else a failure saying what it is instead.
+Outcome existing_pkey_child(const CreatePkeyChild& p, const LinkInfo& parent,
+                            const LinkInfo& existing);
 
 }  // namespace rp

@@ -111,6 +111,11 @@ std::optional<PortGuid> HwAddress::ipoib_guid() const {
   return PortGuid{v};
 }
 
+std::optional<uint16_t> HwAddress::ipoib_broadcast_pkey() const {
+  if (len != 20) return std::nullopt;
+  return static_cast<uint16_t>(bytes[8] << 8 | bytes[9]);
+}
+
 std::optional<MacAddress> HwAddress::mac() const {
   if (len != 6) return std::nullopt;
   MacAddress m;

@@ -40,6 +40,9 @@ struct HwAddress {
   // IPoIB: the port GUID is the last 8 bytes of the 20-byte address; the rest (flags, QPN,
   // subnet prefix) changes between boots and must never be matched on.
   std::optional<PortGuid> ipoib_guid() const;
+  // IPoIB, of the 20-byte broadcast address: the P_Key, bytes 8 (high) and 9 (low), set
+  // for a parent and for both kinds of P_Key child (ipoib_main.c ipoib_ndo_init).
+  std::optional<uint16_t> ipoib_broadcast_pkey() const;
   std::optional<MacAddress> mac() const;
 };
 

@@ -209,9 +209,7 @@ void enrich_netdevs(const Root& root, Inventory& inv) {
         for (const auto& p : inv.netdevs)
           if (p.ifindex == n.iflink) n.parent = p.name;
       }
-      if (!n.pkey && n.broadcast.len == 20) {
-        n.pkey = static_cast<unsigned>(n.broadcast.bytes[8] << 8 | n.broadcast.bytes[9]);
-      }
+      if (!n.pkey) n.pkey = n.broadcast.ipoib_broadcast_pkey();
       // IPoIB netdevs share the HCA's PCI device with one RDMA device (what the device's
       // infiniband/ directory lists), and dev_port is the port index minus one.
       if (auto it = n.pci ? rdma_on_pci.find(n.pci->str()) : rdma_on_pci.end();

@@ -41,6 +41,18 @@ TEST(HwAddress, IpoibGuidIsTheLastEightBytesOnly) {
   EXPECT_FALSE(a->mac().has_value());
 }
 
+TEST(HwAddress, IpoibBroadcastPkeyIsBytesEightAndNineHighFirst) {
+  // ipoib_main.c ipoib_ndo_init: broadcast[8] = pkey >> 8, broadcast[9] = pkey & 0xff.
+  auto child = HwAddress::parse("00:ff:ff:ff:ff:12:40:1b:80:10:00:00:00:00:00:00:ff:ff:ff:ff");
+  auto parent = HwAddress::parse("00:ff:ff:ff:ff:12:40:1b:ff:ff:00:00:00:00:00:00:ff:ff:ff:ff");
+  ASSERT_TRUE(child && parent);
+  EXPECT_EQ(child->ipoib_broadcast_pkey(), uint16_t{0x8010});
+  EXPECT_EQ(parent->ipoib_broadcast_pkey(), uint16_t{0xffff});
+  // Only a 20-byte IPoIB address has one.
+  EXPECT_FALSE(HwAddress::parse("ff:ff:ff:ff:ff:ff")->ipoib_broadcast_pkey().has_value());
+  EXPECT_FALSE(HwAddress{}.ipoib_broadcast_pkey().has_value());
+}
+
 TEST(HwAddress, SixBytesIsAMac) {
   auto a = HwAddress::parse("52:54:00:77:00:01");
   ASSERT_TRUE(a);
