@@ -315,6 +315,27 @@ TEST(PortType, ACardWithoutDpdpTakesAPairStagedThroughTheFirstRefusal) {
   EXPECT_EQ(r.kernel.writes()[0].errnum, EOPNOTSUPP);
 }
 
+TEST(PortType, APairTheCardDidNotTakeFailsOnTheLastWrite) {
+  // A card with DPDP whose port 2 cannot be Ethernet (mlx4/main.c __set_port_type: a type
+  // outside caps.supported_type is EOPNOTSUPP). Port 2's refusal reads like the staging of
+  // a card without DPDP, port 1 then switches alone: only the pair check, after the last
+  // write, sees that port 2 still reads ib.
+  const std::string card = "0000:04:00.0";
+  const std::string dir = "/sys/bus/pci/devices/" + card;
+  testing::TestRun r("four-hca");
+  r.kernel.mlx4_unsupported(card, 2, "eth");
+  Outcome o2 = execute(r.ctx, pair_action(card, 2, PortType::kEth, PortType::kEth, false));
+  EXPECT_EQ(o2.kind, OutcomeKind::kDone) << o2.error.str();
+  Outcome o1 = execute(r.ctx, pair_action(card, 1, PortType::kEth, PortType::kEth, true));
+  EXPECT_EQ(o1.kind, OutcomeKind::kFailed);
+  EXPECT_EQ(o1.error.str(), dir + "/mlx4_port2: reads 'ib' after both ports of " + card +
+                                " were written (wanted "
+                                "eth)");
+  EXPECT_EQ(o1.detail, "the card did not take the pair eth,eth (see the mlx4_core lines in dmesg)");
+  EXPECT_EQ(r.raw(dir + "/mlx4_port1"), "eth\n");
+  EXPECT_EQ(r.raw(dir + "/mlx4_port2"), "ib\n");
+}
+
 TEST(PortType, WithoutTheOtherPortsWriteAPairCannotChange) {
   // Port 2 was never written (its action failed or was skipped): the card still reads
   // ib there, and mixing is refused, so port 1 cannot change either: failed, not staged.

@@ -153,6 +153,22 @@ TEST(RoceDefaults, DeviceThatNeverAppearsTimesOut) {
   EXPECT_LT(r.elapsed_ms(), 1000);
 }
 
+TEST(RoceDefaults, AValueTheKernelDidNotKeepIsAFailureNotDone) {
+  // The write is accepted, then the card re-registers (another writer switched a port
+  // type): the new cma_device has the kernel's defaults, and only reading back tells.
+  TestRun r("cx3-vpi");
+  const std::string bdf = "0000:81:00.0";
+  const std::string tos = kCm + "/mlx4_0/ports/2/default_roce_tos";
+  r.kernel.mlx4_reregistration(bdf, 0);
+  r.kernel.mlx4_reregister_after_write(bdf, tos);
+  Outcome o = set_tos(r, "mlx4_0", 2, 106);
+  EXPECT_EQ(o.kind, OutcomeKind::kFailed);
+  EXPECT_EQ(o.error.str(), tos + ": reads back '0' after writing '106'");
+  ASSERT_EQ(r.kernel.writes_to(tos), 1u);
+  EXPECT_EQ(r.kernel.writes().back().errnum, 0);  // the kernel took the write itself
+  EXPECT_EQ(r.kernel.reregistrations(bdf), 1u);
+}
+
 TEST(RoceDefaults, MissingPortIsReported) {
   TestRun r("cx5-roce");
   r.unmount_configfs();

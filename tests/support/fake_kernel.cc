@@ -90,6 +90,34 @@ FakeKernel::FakeKernel(const std::string& root_dir) : real_(Root(root_dir)), dir
 
 // ---- clock
 
+void FakeKernel::follow_netdevs() {
+  for (auto& f : followers_) {
+    const std::string net = "/sys/class/net/" + f.ifname + "/";
+    const auto flags = real_.read(net + "flags");
+    const bool up = flags && (std::stoul(*flags, nullptr, 16) & 0x1) != 0;
+    const bool carrier = up && real_.read(net + "carrier").value_or("") == "1";
+    if (f.model == RoceModel::kHardware) {
+      f.active = up && carrier;
+    } else if (up && !f.was_up) {
+      f.active = true;  // NETDEV_UP: rxe_port_up, no look at the carrier
+    } else if (!up) {
+      f.active = false;  // NETDEV_DOWN: rxe_port_down
+    } else if (carrier != f.had_carrier) {
+      f.active = carrier;  // NETDEV_CHANGE: rxe_set_port_state
+    }
+    f.was_up = up;
+    f.had_carrier = carrier;
+    const std::string phys = f.active                        ? "5: LinkUp"
+                             : up && f.model == RoceModel::kRxe ? "2: Polling"
+                                                                : "3: Disabled";
+    const std::string dir =
+        "/sys/class/infiniband/" + f.ibdev + "/ports/" + std::to_string(f.port) + "/";
+    const std::string state = f.active ? "4: ACTIVE" : "1: DOWN";
+    if (real_.read(dir + "state").value_or("") != state) put(dir + "state", state + "\n");
+    if (real_.read(dir + "phys_state").value_or("") != phys) put(dir + "phys_state", phys + "\n");
+  }
+}
+
 void FakeKernel::tick() {
   ++calls_;
   for (;;) {
@@ -169,6 +197,16 @@ Status FakeKernel::accept(const std::string& path, const std::string& value,
   Status st = real_.write(path, shown);
   writes_.push_back({path, value, st ? 0 : st.error().errnum});
   if (st) journal_.push_back("write " + path + " " + value);
+  if (auto t = reregister_after_write_.find(path); st && t != reregister_after_write_.end()) {
+    // mlx4/main.c mlx4_restart_one (a port type switched by another writer) unregisters
+    // and registers the card's RDMA device; rdma_cm drops its cma_device and makes a new
+    // one with the defaults (cma.c cma_remove_one, cma_add_one), which is what a configfs
+    // group of that name shows from then on (cma_configfs.c: every show looks the device
+    // up by name).
+    const std::string bdf = t->second;
+    reregister_after_write_.erase(t);
+    at(1, [this, bdf] { begin_reregistration(bdf); });
+  }
   return st;
 }
 
@@ -523,6 +561,10 @@ void FakeKernel::mlx4_slow_readback(const std::string& bdf, unsigned calls) {
 
 void FakeKernel::mlx4_start_reregistration(const std::string& bdf) { begin_reregistration(bdf); }
 
+void FakeKernel::mlx4_reregister_after_write(const std::string& bdf, const std::string& path) {
+  reregister_after_write_[path] = bdf;
+}
+
 void FakeKernel::unplug_after(const std::string& bdf, unsigned calls) {
   at(calls, [this, bdf] {
     const std::string dev = device_dir(bdf);
@@ -570,6 +612,37 @@ void FakeKernel::set_carrier_after(const std::string& ifname, const std::string&
                                    unsigned calls) {
   at(calls,
      [this, ifname, carrier] { put("/sys/class/net/" + ifname + "/carrier", carrier + "\n"); });
+}
+
+void FakeKernel::set_link_up_after(const std::string& ifname, const std::string& carrier,
+                                   unsigned calls) {
+  at(calls, [this, ifname, carrier] {
+    const std::string net = "/sys/class/net/" + ifname + "/";
+    const unsigned long flags = std::stoul(real_.read(net + "flags").value_or("0"), nullptr, 16);
+    char text[32];
+    std::snprintf(text, sizeof text, "0x%lx\n", flags | 0x1 | 0x40);  // IFF_UP, IFF_RUNNING
+    put(net + "flags", text);
+    put(net + "carrier", carrier + "\n");
+    put(net + "operstate", std::string(carrier == "1" ? "up" : "down") + "\n");
+  });
+}
+
+void FakeKernel::roce_port_follows(const std::string& ibdev, unsigned port,
+                                   const std::string& ifname, RoceModel model) {
+  Follower f;
+  f.ibdev = ibdev;
+  f.ifname = ifname;
+  f.port = port;
+  f.model = model;
+  // The state the driver shows at registration: rxe_enable_driver -> rxe_set_port_state
+  // (ACTIVE iff running with carrier), as the hardware drivers report it.
+  const std::string net = "/sys/class/net/" + ifname + "/";
+  const auto flags = real_.read(net + "flags");
+  f.was_up = flags && (std::stoul(*flags, nullptr, 16) & 0x1) != 0;
+  f.had_carrier = f.was_up && real_.read(net + "carrier").value_or("") == "1";
+  f.active = f.was_up && f.had_carrier;
+  followers_.push_back(f);
+  follow_netdevs();
 }
 
 // ---- what happened

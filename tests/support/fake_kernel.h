@@ -59,6 +59,9 @@ class FakeKernel : public FileOps {
   void mlx4_same_type_only(const std::string& bdf);
   // The card starts re-registering now (the other port has just been switched).
   void mlx4_start_reregistration(const std::string& bdf);
+  // The card re-registers right after the next accepted write to `path` (another writer
+  // switched a port type at that moment), before the program's next call.
+  void mlx4_reregister_after_write(const std::string& bdf, const std::string& path);
 
   // --- Devices and ports.
   // The PCI function disappears (hot-unplug, driver unbind) after `calls` further calls.
@@ -71,6 +74,27 @@ class FakeKernel : public FileOps {
   // The interface's carrier file reads `carrier` ("0"/"1") after `calls` calls
   // (net-sysfs.c carrier_show).
   void set_carrier_after(const std::string& ifname, const std::string& carrier, unsigned calls);
+  // The interface is set up (what rtnetlink's IFF_UP does to it) after `calls` calls:
+  // `flags` gains IFF_UP|IFF_RUNNING and `carrier` appears with `carrier` (net-sysfs.c
+  // carrier_show is EINVAL, here absent, while the interface is down).
+  void set_link_up_after(const std::string& ifname, const std::string& carrier, unsigned calls);
+
+  // How a RoCE driver derives its port's state from the interface under it.
+  enum class RoceModel {
+    // mlx5 (hw/mlx5/main.c mlx5_query_port_roce) and mlx4 (hw/mlx4/main.c
+    // eth_link_query_port, state_to_phys_state): "4: ACTIVE" / "5: LinkUp" only while the
+    // netdev is running with carrier, else "1: DOWN" / "3: Disabled" (hns, ocrdma alike).
+    kHardware,
+    // Soft-RoCE before 6.14 (sw/rxe/rxe_net.c rxe_notify): ACTIVE on NETDEV_UP whatever
+    // the carrier, DOWN on NETDEV_DOWN, and on NETDEV_CHANGE ACTIVE iff carrier
+    // (rxe_set_port_state); rxe_query_port: LinkUp when ACTIVE, Polling while the netdev
+    // is up, else Disabled.
+    kRxe,
+  };
+  // From now on the port's state and phys_state follow `ifname` as `model` says, checked
+  // on every call.
+  void roce_port_follows(const std::string& ibdev, unsigned port, const std::string& ifname,
+                         RoceModel model);
 
   // --- What happened.
   struct WriteAttempt {
@@ -109,6 +133,14 @@ class FakeKernel : public FileOps {
     unsigned tos = 0;
   };
 
+  struct Follower {  // a RoCE port whose state follows its interface (roce_port_follows)
+    std::string ibdev, ifname;
+    unsigned port = 1;
+    RoceModel model = RoceModel::kHardware;
+    bool was_up = false, had_carrier = false, active = false;
+  };
+  void follow_netdevs();
+
   void tick();
   void at(unsigned calls_from_now, std::function<void()> fn);
   // mlx4/main.c mlx4_request_modules: a card with an Ethernet port makes the kernel load
@@ -143,6 +175,8 @@ class FakeKernel : public FileOps {
   std::map<std::string, std::pair<int, unsigned>> faults_;  // path -> (errnum, count)
   std::set<std::string> read_only_;
   std::map<std::string, Card> cards_;
+  std::vector<Follower> followers_;
+  std::map<std::string, std::string> reregister_after_write_;  // path -> bdf
   std::map<std::string, CmPort> cm_;  // "<dev>/<port>": the kernel's cma_device values
   std::vector<WriteAttempt> writes_;
   std::vector<std::string> journal_;
