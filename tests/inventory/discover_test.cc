@@ -1,6 +1,8 @@
 // Discovery against generated fixture trees: the real sysfs reader, a fake kernel.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "provision/inventory/inventory.h"
 #include "tests/support/fixture.h"
 
@@ -99,6 +101,36 @@ TEST(Discover, AChildMadeOverNetlinkIsKnownByIflinkAndBroadcast) {
   EXPECT_EQ(hpc0->rdma_port, 1u);
   EXPECT_TRUE(ib0->parent.empty());
   EXPECT_EQ(ib0->iflink, ib0->ifindex);
+}
+
+TEST(Discover, AnIpoibNetdevOnAFunctionWithTwoRdmaDevicesIsNotGuessedToBeEithers) {
+  // cx3-vpi with a second RDMA device registered on 0000:81:00.0 (a copy of mlx4_0's
+  // directory, linked from /sys/class/infiniband as the kernel links every device). ib0's
+  // device link and dev_port say "port 1 of an RDMA device of this function", not which.
+  namespace fs = std::filesystem;
+  const std::string root = testing::unpack_fixture("cx3-vpi");
+  const std::string cls = root + "/sys/class/infiniband/";
+  const fs::path mlx4_0 = fs::canonical(cls + "mlx4_0");
+  fs::copy(mlx4_0, mlx4_0.parent_path() / "mlx4_1",
+           fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  fs::create_directory_symlink(fs::read_symlink(cls + "mlx4_0").parent_path() / "mlx4_1",
+                               cls + "mlx4_1");
+  Inventory inv = discover(Root(root));
+  ASSERT_EQ(inv.rdma.size(), 2u);
+  ASSERT_TRUE(inv.rdma[1].pci);
+  EXPECT_EQ(inv.rdma[1].pci->str(), "0000:81:00.0");
+  const NetDev* ib0 = inv.find_netdev("ib0");
+  ASSERT_TRUE(ib0);
+  EXPECT_EQ(ib0->rdma_device, "");
+  EXPECT_EQ(ib0->rdma_port, 0u);
+  for (const auto& d : inv.rdma) {
+    EXPECT_EQ(d.ports[0].link_layer, LinkLayer::kInfiniBand);
+    EXPECT_EQ(d.ports[0].netdev, "") << d.name;
+  }
+  // With mlx4_0 alone on the function, ib0 is its port 1's.
+  Inventory one = discover_fixture("cx3-vpi");
+  EXPECT_EQ(one.find_netdev("ib0")->rdma_device, "mlx4_0");
+  EXPECT_EQ(one.find_netdev("ib0")->rdma_port, 1u);
 }
 
 TEST(Discover, SoftRoceDeviceIsTiedToItsNetdev) {

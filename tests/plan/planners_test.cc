@@ -174,6 +174,23 @@ TEST(Mlx4Planner, Mlx4ConfLinesAreReadAgainstTheCardAsMlx4SetupDoes) {
   EXPECT_FALSE(p1.actions.empty() || p1.notes.empty()) << plan_text(p1);
 }
 
+TEST(Mlx4Planner, AnAutoPortThatReadsAsSensedIsAlreadyAuto) {
+  // show_port_type prints "auto (eth)" for a port set to auto and sensed as Ethernet.
+  Config cfg;
+  cfg.mlx4[*PciAddress::parse("0000:81:00.0")].type[0] =
+      Sourced<PortType>{PortType::kAuto, "cmdline: rd.rdma.mlx4=0000:81:00.0/auto"};
+  for (const char* shown : {"auto (eth)", "auto (ib)"}) {
+    const Plan p = make_plan(cfg, cx3_with_port1(shown));
+    for (const auto& a : p.actions) EXPECT_NE(a.kind(), ActionKind::kSetPortType) << shown;
+  }
+  // A port that reads eth is set to auto.
+  const Plan eth = make_plan(cfg, cx3_with_port1("eth"));
+  std::vector<std::string> writes;
+  for (const auto& a : eth.actions)
+    if (a.kind() == ActionKind::kSetPortType) writes.push_back(a.object() + " " + a.wanted());
+  EXPECT_EQ(writes, std::vector<std::string>{"0000:81:00.0 port 1 auto"}) << plan_text(eth);
+}
+
 // An IPoIB parent ib0 on `driver`, with the hardware address flags byte `flags`
 // (ipoib_cm.c sets IPOIB_FLAGS_RC in dev_addr[0] when the HCA can do connected mode).
 Inventory ipoib_port(const std::string& driver, uint8_t flags) {
@@ -268,6 +285,54 @@ TEST(RocePlanner, RoceV2IsRefusedOnAPortWithOnlyV1Gids) {
   EXPECT_TRUE(both.diag.ok()) << plan_text(both);
   ASSERT_EQ(both.actions.size(), 1u) << plan_text(both);
   EXPECT_EQ(both.actions[0].wanted(), "RoCE v2");
+}
+
+// The ToS each RoCE port is given, "<device>/<port> <tos> (<reason>)".
+std::vector<std::string> tos_writes(const Plan& p) {
+  std::vector<std::string> out;
+  for (const auto& a : p.actions) {
+    if (a.kind() != ActionKind::kSetRoceTos) continue;
+    out.push_back(a.object() + " " + a.wanted() + " (" + a.reason + ")");
+  }
+  return out;
+}
+
+TEST(RocePlanner, ThePortSettingWinsOverTheDevicesAndTheDevicesOverStar) {
+  // Written in the map's order of selector text, which is not the order of precedence:
+  // "rocep129s0" (rdma-core's name of the device) sorts after "netdev-enp129s0d1".
+  Inventory inv = roce_port(true, true);
+  inv.rdma[0].name = "rocep129s0";
+  inv.rdma[0].ports[0].cm_roce_tos = "0";
+  NetDev n;
+  n.name = "enp129s0d1";
+  n.ifindex = 5;
+  n.type = kArphrdEther;
+  n.admin_up = true;
+  n.rdma_device = "rocep129s0";
+  n.rdma_port = 2;
+  inv.netdevs.push_back(n);
+  RdmaSelector by_netdev;
+  by_netdev.by = RdmaSelector::By::kNetdev;
+  by_netdev.name = "enp129s0d1";
+
+  Config cfg;
+  cfg.roce[{RdmaSelector::all(), 0}].tos = Sourced<unsigned>{32, "test:20"};
+  cfg.roce[{RdmaSelector::all(), 2}].tos = Sourced<unsigned>{40, "test:21"};
+  cfg.roce[{RdmaSelector::named("rocep129s0"), 0}].tos = Sourced<unsigned>{64, "test:22"};
+  cfg.roce[{by_netdev, 0}].tos = Sourced<unsigned>{106, "test:24"};
+  using Writes = std::vector<std::string>;
+  // The port under an interface, over its device.
+  EXPECT_EQ(tos_writes(make_plan(cfg, inv)), Writes{"rocep129s0/2 106 (test:24)"});
+  cfg.roce.erase({by_netdev, 0});
+  // The port named with its device, over the device.
+  cfg.roce[{RdmaSelector::named("rocep129s0"), 2}].tos = Sourced<unsigned>{96, "test:23"};
+  EXPECT_EQ(tos_writes(make_plan(cfg, inv)), Writes{"rocep129s0/2 96 (test:23)"});
+  cfg.roce.erase({RdmaSelector::named("rocep129s0"), 2});
+  // The device, over a port of every device.
+  EXPECT_EQ(tos_writes(make_plan(cfg, inv)), Writes{"rocep129s0/2 64 (test:22)"});
+  cfg.roce.erase({RdmaSelector::named("rocep129s0"), 0});
+  // A port of every device, over every port of every device.
+  EXPECT_EQ(tos_writes(make_plan(cfg, inv)), Writes{"rocep129s0/2 40 (test:21)"});
 }
 
 TEST(IpoibPlanner, ADatagramMtuAbove4092IsInvalidOnAnyMachine) {
@@ -509,6 +574,41 @@ TEST(RdmaSelect, ByPciLeavesOutSoftDevicesOnThatFunction) {
   EXPECT_EQ(got[0].device->name, "irdma0");
   sel.by = RdmaSelector::By::kNodeGuid;
   EXPECT_TRUE(select_rdma(b, sel, nullptr).empty());
+}
+
+TEST(RdmaSelect, APersistentNameThatFitsTwoDevicesMeansNeither) {
+  // Two hardware devices with one node GUID (a duplicated GUID: cloned firmware images
+  // have shipped so): rdma-core's GUID name fits both, and picking one could give the
+  // other card's port the settings. Neither is meant; with one of them alone, it is.
+  RdmaDevice d;
+  d.name = "mlx5_0";
+  d.driver = "mlx5_core";
+  d.node_guid = PortGuid::parse("9803:9b03:0046:8a10");
+  RdmaPort p;
+  p.num = 1;
+  p.link_layer = LinkLayer::kEthernet;
+  p.roce_v2 = true;
+  d.ports.push_back(p);
+  Inventory inv;
+  inv.rdma = {d, d};
+  inv.rdma[1].name = "mlx5_1";
+  Config cfg;
+  const RdmaSelector sel = RdmaSelector::named("rocex98039b0300468a10");
+  {
+    Plan plan;
+    PlanBuilder b(cfg, inv, plan);
+    std::string how;
+    EXPECT_TRUE(select_rdma(b, sel, &how).empty());
+    EXPECT_EQ(how, "");
+  }
+  inv.rdma.pop_back();
+  Plan plan;
+  PlanBuilder b(cfg, inv, plan);
+  std::string how;
+  auto got = select_rdma(b, sel, &how);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].device->name, "mlx5_0");
+  EXPECT_NE(how.find("rdma-core's persistent name"), std::string::npos) << how;
 }
 
 TEST(Actions, TextsComeFromTheParameters) {
