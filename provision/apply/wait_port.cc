@@ -16,6 +16,7 @@
 #include <string>
 
 #include "provision/apply/context.h"
+#include "provision/base/strings.h"
 #include "provision/base/types.h"
 
 namespace rp {
@@ -36,6 +37,26 @@ std::string roce_netdev(ApplyContext& ctx, const WaitPort& a, const std::string&
   if (!ll || parse_link_layer(*ll) != LinkLayer::kEthernet) return "";
   if (auto n = ctx.files.read(port_dir + "/gid_attrs/ndevs/0"); n && !n->empty()) return *n;
   return ctx.files.read("/sys/class/infiniband/" + a.device + "/parent").value_or("");
+}
+
+// Why the interface under a RoCE port keeps it DOWN, or "": on hardware the port follows
+// the netdev (mlx5_query_port_roce, mlx4 eth_link_query_port: ACTIVE only while it is
+// running with carrier). Administratively down (IFF_UP clear in `flags`) and up without
+// carrier (net-sysfs.c carrier_show reads 0; it is EINVAL while the link is down) read
+// the same in the port's files; the interface tells them apart.
+std::string netdev_keeps_down(ApplyContext& ctx, const std::string& netdev) {
+  if (netdev.empty()) return "";
+  auto flags = ctx.files.read("/sys/class/net/" + netdev + "/flags");
+  if (!flags) return "";
+  if ((parse_hex(*flags).value_or(0) & 0x1) == 0) {
+    return ": " + netdev + " under it is administratively down (a RoCE port is ACTIVE only " +
+           "while its interface is up with carrier)";
+  }
+  if (ctx.files.read("/sys/class/net/" + netdev + "/carrier").value_or("") == "0") {
+    return ": " + netdev +
+           " under it is up but has no carrier: no link (cable, switch port, or the peer is down)";
+  }
+  return "";
 }
 
 std::string why_not_active(ApplyContext& ctx, const WaitPort& a, std::optional<PortState> state,
@@ -60,6 +81,9 @@ std::string why_not_active(ApplyContext& ctx, const WaitPort& a, std::optional<P
   const std::string is = name + " is " + std::string(to_string(*state));
   switch (*state) {
     case PortState::kDown:
+      if (auto why = netdev_keeps_down(ctx, roce_netdev(ctx, a, port_dir)); !why.empty()) {
+        return is + why;
+      }
       return is + ": no link (cable, switch port, or the peer is down)";
     case PortState::kInit: {
       auto ll = parse_link_layer(ctx.files.read(port_dir + "/link_layer").value_or(""));

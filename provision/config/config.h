@@ -204,6 +204,13 @@ struct Config {
   std::map<std::string, std::vector<AddressSetting>> addresses;  // ifname -> addresses
   std::map<std::string, std::vector<RouteSetting>> routes;       // ifname -> routes
 
+  // dracut's network on the command line, read to know whether the boot's network may be
+  // IPoIB (plan/modules.cc loads ib_ipoib then): the interfaces ip= and bootdev= name, and
+  // the first parameter that asks for a network at all (ip=, bootdev=, rd.neednet=1, an
+  // NFS or DHCP root).
+  std::vector<Sourced<std::string>> boot_ifaces;
+  std::optional<std::string> boot_network;  // the source of that parameter
+
   Sourced<VerifySetting> verify{{}, "default"};
   // The NFS server of root=/netroot= (dracut's nfs forms: nfs[4]:SERVER:/path[:options]):
   // the peer rd.rdma.verify=peer checks when it names none.

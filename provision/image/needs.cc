@@ -2,8 +2,8 @@
 
 #include <set>
 
+#include "provision/base/drivers.h"
 #include "provision/base/strings.h"
-#include "provision/plan/drivers.h"
 
 namespace rp {
 namespace {

@@ -62,11 +62,64 @@ void read_verify(const Arg& a) {
   }
 }
 
+void boot_network(const Arg& a) {
+  if (!a.cfg.boot_network) a.cfg.boot_network = a.where;
+}
+
 // dracut's root=/netroot=: only its NFS server is ours to read (the peer rd.rdma.verify=peer
-// checks); any other root is none of our business and never an error.
+// checks), and that it needs the network; any other root is none of our business and
+// never an error.
 void read_root(const Arg& a) {
   if (auto server = nfs_root_server(a.value()))
     a.cfg.nfs_server = Sourced<IpAddress>{*server, a.where};
+  const auto v = a.value();
+  if (starts_with(v, "nfs") || v == "dhcp" || v == "dhcp6") boot_network(a);
+}
+
+// dracut's ip= (modules.d/40network/net-lib.sh ip_to_var): "<autoconf>" names no
+// interface; "<interface>:<autoconf>[:<mtu>[:<mac>]]" names it first; the static form
+// "<client>:<peer>:<gateway>:<netmask>:<hostname>:<interface>:<autoconf>..." sixth. IPv6
+// addresses are in brackets. Read only for the interface: dracut owns the rest, so
+// nothing here is ever an error.
+void read_ip(const Arg& a) {
+  boot_network(a);
+  std::vector<std::string> f(1);
+  int depth = 0;
+  for (char c : a.value()) {
+    if (c == '[') ++depth;
+    if (c == ']') --depth;
+    if (c == ':' && depth == 0) {
+      f.emplace_back();
+    } else {
+      f.back() += c;
+    }
+  }
+  static const std::string_view kAutoconf[] = {"dhcp",    "on",    "any",         "dhcp6", "auto6",
+                                               "either6", "link6", "single-dhcp", "ibft"};
+  auto autoconf = [](const std::string& w) {
+    for (auto k : kAutoconf)
+      if (w == k) return true;
+    return false;
+  };
+  std::string dev;
+  if (f.size() >= 2 && autoconf(f[1])) {
+    dev = f[0];
+  } else if (f.size() >= 6 && !autoconf(f[0])) {
+    dev = f[5];
+  }
+  if (!dev.empty()) a.cfg.boot_ifaces.push_back({dev, a.where});
+}
+
+// dracut's bootdev=<interface>: the interface the boot's network comes up on.
+void read_bootdev(const Arg& a) {
+  boot_network(a);
+  if (!a.value().empty()) a.cfg.boot_ifaces.push_back({std::string(a.value()), a.where});
+}
+
+// rd.neednet, a boolean as dracut's getargbool reads it (the key alone is 1).
+void read_neednet(const Arg& a) {
+  const auto v = a.value();
+  if (v.empty() || (v != "0" && v != "no" && v != "off")) boot_network(a);
 }
 
 void read_timeout(const Arg& a) {
@@ -275,6 +328,9 @@ constexpr Known kKnown[] = {
     {"netroot", "nfs[4]:<server>:/<path>[:<options>]", read_root, true},
     {"ib.pkey", "<parent>.<hex pkey>", read_nm_pkey, false},
     {"ifname", "<name>:<mac>", read_dracut_ifname, false},
+    {"ip", "<dracut's ip= forms>", read_ip, true},
+    {"bootdev", "<interface>", read_bootdev, true},
+    {"rd.neednet", "<boolean>", read_neednet, true},
 };
 
 // Our rd.rdma keys: the ones a near miss is compared with.
@@ -292,7 +348,7 @@ void unknown_key(const CmdlineParam& p, const std::string& where, Diagnostics& d
       return diag.error(where, "unknown parameter " + key + " (did you mean " + quote(near) + "?)");
     }
     return diag.error(where,
-                      "unknown parameter " + key + " " + did_you_mean(p.key, cmdline_keys()));
+                      "unknown parameter " + key + " " + did_you_mean(p.key, rd_rdma_keys()));
   }
   // Other parameters belong to the kernel, dracut and friends. Only an rd.* near miss of
   // ours is worth a word (short keys like rd.dm are too close to everything to guess).

@@ -93,6 +93,7 @@ Inventory discover(const Root& root, Detail detail) {
   }
   if (root.is_live()) discover_port_netdevs(inv);
   enrich_netdevs(root, inv);
+  discover_presence(root, inv);
   discover_verbs(root, inv);
   return inv;
 }

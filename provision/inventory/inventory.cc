@@ -19,7 +19,9 @@ const NetDev* Inventory::find_netdev(const std::string& name) const {
 }
 
 bool Inventory::module_loaded(const std::string& name) const {
-  return std::binary_search(modules.begin(), modules.end(), name);
+  return std::binary_search(modules.begin(), modules.end(), name) || shown_present.count(name);
 }
+
+bool RdmaDevice::iwarp() const { return soft_iwarp || node_type == "4: RNIC"; }
 
 }  // namespace rp

@@ -20,7 +20,10 @@ struct RdmaPort {
   LinkLayer link_layer = LinkLayer::kUnknown;
   std::string rate;              // "56 Gb/sec (4X FDR)"
   std::optional<PortGuid> guid;  // low 64 bits of GID 0
-  unsigned lid = 0, sm_lid = 0;
+  // nullopt when the file is absent or unreadable (never LID 0, which means "no LID
+  // assigned": core/sysfs.c shows lid and sm_lid on every port, but a driver that fails
+  // ib_query_port makes the read fail, and older layouts differ).
+  std::optional<unsigned> lid, sm_lid;
   std::string netdev;  // RoCE: gid_attrs/ndevs/0; IB: the IPoIB parent netdev, if any
   // RoCE GID types present in the port's GID table (gid_attrs/types/*): Soft-RoCE has
   // only v2, ConnectX has both.
@@ -39,7 +42,7 @@ struct RdmaPort {
 struct RdmaDevice {
   std::string name;       // mlx4_0
   std::string driver;     // kernel driver of the parent device: mlx4_core, mlx5_core, virtio_net...
-  std::string node_type;  // "1: CA"
+  std::string node_type;  // "1: CA", "4: RNIC" (core/sysfs.c node_type_show)
   std::optional<PortGuid> node_guid, sys_image_guid;
   std::string fw_ver, board_id, hca_type;
   std::optional<PciAddress> pci;
@@ -50,6 +53,10 @@ struct RdmaDevice {
   bool soft_iwarp = false;
   std::vector<RdmaPort> ports;
   bool seen_by_verbs = false;
+  // An iWARP device: node type RNIC (RDMA_NODE_RNIC, core/sysfs.c node_type_show prints
+  // "4: RNIC" for siw, iw_cxgb4 and irdma in iWARP mode). Its Ethernet ports have no RoCE
+  // GIDs and no RoCE modes.
+  bool iwarp() const;
 };
 
 // An mlx4 port-type file of a PCI function: /sys/bus/pci/devices/<bdf>/mlx4_port<N>.
@@ -101,6 +108,10 @@ struct Inventory {
   std::vector<NetDev> netdevs;
   std::string kernel_release;        // /proc/sys/kernel/osrelease
   std::vector<std::string> modules;  // loaded (/proc/modules) or built in (modules.builtin)
+  // Modules the machine shows present without a /proc/modules line (a built-in driver, a
+  // kernel without modules.builtin in the image): module -> the evidence ("bound to
+  // 0000:af:00.0", "RDMA device mlx5_0", "/sys/module/ib_core"). Sorted by name.
+  std::map<std::string, std::string> shown_present;
   // Parameters of loaded modules that the plan compares (/sys/module/<m>/parameters).
   std::map<std::string, std::string> module_params;  // "mlx4_en.pfctx" -> "8"
   bool configfs_mounted = false;
@@ -113,6 +124,7 @@ struct Inventory {
 
   const RdmaDevice* find_rdma(const std::string& name) const;
   const NetDev* find_netdev(const std::string& name) const;
+  // Loaded, built in, or shown present by the devices it drives (shown_present).
   bool module_loaded(const std::string& name) const;
 };
 
@@ -135,6 +147,10 @@ bool discover_netlink_links(Inventory& inv);
 void discover_sysfs_netdevs(const Root& root, Inventory& inv, Detail detail);
 // Fills in sysfs-only attributes (IPoIB mode, pkey, parent, RDMA association) of netdevs.
 void enrich_netdevs(const Root& root, Inventory& inv);
+// Modules the machine shows present without a /proc/modules line (Inventory::shown_present):
+// /sys/module, bound PCI drivers, registered RDMA devices, IPoIB interfaces. After the
+// netdevs are known.
+void discover_presence(const Root& root, Inventory& inv);
 // Port MTUs and state from libibverbs; a note when /dev/infiniband is not usable.
 void discover_verbs(const Root& root, Inventory& inv);
 

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <map>
 
+#include "provision/base/drivers.h"
 #include "provision/base/strings.h"
 #include "provision/inventory/inventory.h"
 
@@ -56,8 +57,15 @@ RdmaPort read_port(const DirHandle& dir, unsigned num, bool full) {
   if (full || p.state != PortState::kActive) p.phys_state = dir.read_or("phys_state", "");
   if (full) {
     p.rate = dir.read_or("rate", "");
-    p.lid = static_cast<unsigned>(parse_hex(dir.read_or("lid", "0")).value_or(0));
-    p.sm_lid = static_cast<unsigned>(parse_hex(dir.read_or("sm_lid", "0")).value_or(0));
+    // Absent or unreadable is unknown, not LID 0 ("no LID": a port the SM has not seen).
+    auto lid = [&](const char* name) -> std::optional<unsigned> {
+      auto r = dir.read(name);
+      auto v = r ? parse_hex(trim(*r)) : std::nullopt;
+      if (!v || *v > 0xffff) return std::nullopt;
+      return static_cast<unsigned>(*v);
+    };
+    p.lid = lid("lid");
+    p.sm_lid = lid("sm_lid");
   }
   if (p.link_layer != LinkLayer::kEthernet) return p;
   // RoCE: the netdev and the GID types of the port's default GIDs, which the kernel puts
@@ -84,8 +92,8 @@ void discover_rdma(const Root& root, Inventory& inv, bool full) {
     RdmaDevice d;
     d.name = name;
     d.node_guid = PortGuid::parse(dev.read_or("node_guid", ""));
+    d.node_type = dev.read_or("node_type", "");  // iWARP or not: the plan needs it
     if (full) {
-      d.node_type = dev.read_or("node_type", "");
       d.sys_image_guid = PortGuid::parse(dev.read_or("sys_image_guid", ""));
       d.fw_ver = dev.read_or("fw_ver", "");
       d.board_id = dev.read_or("board_id", "");
@@ -131,7 +139,7 @@ void discover_pci(const Root& root, Inventory& inv, bool full) {
     f.address = *addr;
     f.driver = dir.link_basename("driver").value_or("");
     // The IDs are status-only, but for i40e, whose RDMA side (irdma) exists on the X722
-    // alone (plan/drivers.cc).
+    // alone (base/drivers.cc).
     if (full || f.driver == "i40e") {
       f.vendor = dir.read_or("vendor", "");
       f.device = dir.read_or("device", "");
@@ -165,7 +173,16 @@ void discover_pci(const Root& root, Inventory& inv, bool full) {
 
 void discover_sysfs_netdevs(const Root& root, Inventory& inv, Detail detail) {
   for (const auto& name : root.list("/sys/class/net")) {
-    const DirHandle dir = root.open_dir("/sys/class/net/" + name);
+    const std::string path = "/sys/class/net/" + name;
+    // Every interface is a link to its device directory (net-sysfs.c netdev_register_kobject);
+    // bonding adds a regular file, bonding_masters (bond_sysfs.c bond_create_sysfs), and a
+    // link whose interface is going away can dangle for a moment.
+    if (!root.is_dir(path)) {
+      if (root.link_basename(path))
+        inv.notes.push_back(path + ": a dangling link, not an interface");
+      continue;
+    }
+    const DirHandle dir = root.open_dir(path);
     NetDev n;
     n.name = name;
     n.ifindex = static_cast<int>(read_uint(dir, "ifindex").value_or(0));
@@ -199,7 +216,20 @@ void enrich_netdevs(const Root& root, Inventory& inv) {
       n.pci = PciAddress::parse(*parent);
     }
     if (n.type == kArphrdInfiniband) {
-      n.dev_port = read_uint(dir, "dev_port").value_or(0);
+      // The port index minus one. IPoIB sets dev_port only since Linux 4.20 (ipoib_main.c
+      // ipoib_add_port, "IB/ipoib: Use dev_port to expose network interface port
+      // numbers"); before, the port was in dev_id, and before 3.15 there was no dev_port
+      // attribute at all. As systemd's udev-builtin-net_id does, a dev_port of 0 or none
+      // falls back to dev_id (whose read logs nothing while dev_port is 0: ipoib_main.c
+      // dev_id_show).
+      auto dev_port = read_uint(dir, "dev_port");
+      if (dev_port.value_or(0) == 0) {
+        if (auto id = dir.read("dev_id")) {
+          if (auto v = parse_hex(trim(*id)); v && *v > 0 && *v < 256)
+            dev_port = static_cast<unsigned>(*v);
+        }
+      }
+      n.dev_port = dev_port.value_or(0);
       n.ipoib_mode = dir.read_or("mode", "");
       if (auto pk = dir.read("pkey")) {
         if (auto v = parse_hex(trim(*pk)); v && *v <= 0xffff) n.pkey = static_cast<unsigned>(*v);
@@ -253,6 +283,44 @@ void enrich_netdevs(const Root& root, Inventory& inv) {
         }
       }
     }
+  }
+}
+
+void discover_presence(const Root& root, Inventory& inv) {
+  auto shown = [&](std::string module, std::string evidence) {
+    for (char& c : module)
+      if (c == '-') c = '_';
+    if (module.empty() || std::binary_search(inv.modules.begin(), inv.modules.end(), module))
+      return;
+    inv.shown_present.emplace(std::move(module), std::move(evidence));
+  };
+  // Every loaded module has /sys/module/<name>, and so has a built-in one with parameters
+  // or a version (kernel/params.c param_sysfs_builtin, version_sysfs_builtin).
+  for (const auto& m : root.list("/sys/module")) shown(m, "/sys/module/" + m);
+  // A PCI function bound to a driver: the driver is there, built in or loaded.
+  for (const auto& f : inv.pci) {
+    if (!f.driver.empty()) shown(f.driver, "bound to " + f.address.str());
+  }
+  for (const auto& d : inv.rdma) {
+    shown("ib_core", "RDMA device " + d.name);
+    // Soft devices are their own modules' (siw's device link names its NIC's PCI
+    // function, siw_main.c siw_device_create: not the NIC driver's RDMA side).
+    if (d.soft_iwarp) {
+      shown("siw", "RDMA device " + d.name);
+    } else if (!d.parent_netdev.empty()) {
+      shown("rdma_rxe", "RDMA device " + d.name);
+    } else if (auto rdma = rdma_driver_for(d.driver)) {
+      // The RDMA side of a NIC driver registered it (mlx5_ib for mlx5_core, ...).
+      shown(std::string(*rdma), "RDMA device " + d.name);
+    }
+  }
+  // IPoIB interfaces exist only while ib_ipoib is there (ipoib_main.c ipoib_add_one).
+  for (const auto& n : inv.netdevs) {
+    if (n.type == kArphrdInfiniband) shown("ib_ipoib", "IPoIB interface " + n.name);
+  }
+  if (inv.rdma_cm_configfs) shown("rdma_cm", "/sys/kernel/config/rdma_cm");
+  for (const auto& u : root.list("/sys/class/infiniband_verbs")) {
+    if (starts_with(u, "uverbs")) shown("ib_uverbs", "/sys/class/infiniband_verbs/" + u);
   }
 }
 

@@ -112,6 +112,15 @@ void plan_addresses(PlanBuilder& b);      // plan/network.cc: addresses and rout
 void plan_waits(PlanBuilder& b);          // plan/waits.cc: rd.rdma.wait
 void plan_verify(PlanBuilder& b);         // plan/verify.cc: rd.rdma.verify=ports
 
+// A link-up action for `ifname` (plan/network.cc): the one planned already, a new one when
+// the interface is down or does not exist yet, none when it is up.
+std::optional<size_t> plan_link_up(PlanBuilder& b, const std::string& ifname,
+                                   const std::string& reason);
+// Waits for port `port` of `dev` to be ACTIVE (plan/waits.cc), once per port and plan; a
+// RoCE port's interface is brought up first.
+void plan_port_wait(PlanBuilder& b, const std::string& dev, unsigned port,
+                    const std::string& reason);
+
 // The RDMA ports the configuration involves (plan/waits.cc): what rd.rdma.wait=all waits
 // for and rd.rdma.verify checks.
 std::set<std::pair<std::string, unsigned>> involved_ports(const PlanBuilder& b);

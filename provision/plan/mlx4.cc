@@ -140,6 +140,13 @@ void plan_port_types(PlanBuilder& b) {
     for (unsigned port = 1; port <= 2; ++port) {
       const auto& mtu = s.mtu[port - 1];
       if (!mtu) continue;
+      // mlx4/main.c mlx4_init_port_info creates mlx4_port<N> and mlx4_port<N>_mtu for each
+      // of the card's ports only (1..caps.num_ports).
+      if (port == 2 && single) {
+        b.note("mlx4 " + pci.str() + " port 2 MTU (" + mtu->source +
+               "): the card has one port; port 2 is left out");
+        continue;
+      }
       const Mlx4PortFile* m = port_file(*fn, port);
       const std::string cur = m ? m->mtu : "";
       if (cur == std::to_string(mtu->value)) continue;

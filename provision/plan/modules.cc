@@ -5,9 +5,9 @@
 #include <set>
 #include <string_view>
 
+#include "provision/base/drivers.h"
 #include "provision/base/strings.h"
 #include "provision/plan/builder.h"
-#include "provision/plan/drivers.h"
 
 namespace rp {
 namespace {
@@ -66,10 +66,11 @@ Technologies technologies(const PlanBuilder& b) {
     t.any = true;
     t.opa |= d.driver == "hfi1";
     for (const auto& p : d.ports) {
-      const bool rocev = p.roce_v1 || p.roce_v2;
+      // iWARP by node type; without one, by a GID table without RoCE types.
+      const bool iw = d.iwarp() || (d.node_type.empty() && !p.roce_v1 && !p.roce_v2);
       t.infiniband |= p.link_layer == LinkLayer::kInfiniBand && d.driver != "hfi1";
-      t.roce |= p.link_layer == LinkLayer::kEthernet && rocev;
-      t.iwarp |= p.link_layer == LinkLayer::kEthernet && !rocev;
+      t.roce |= p.link_layer == LinkLayer::kEthernet && !iw;
+      t.iwarp |= p.link_layer == LinkLayer::kEthernet && iw;
     }
   }
   // Devices this run makes appear: a driver whose device does not exist yet could be of
@@ -127,6 +128,33 @@ std::optional<std::string> list_not_wanted(const Technologies& t, const std::str
   return std::nullopt;
 }
 
+// Why the boot's network may be IPoIB on this node, or nullopt. ib_ipoib has no modalias
+// (ulp/ipoib/ipoib_main.c declares no device table: it is an ib_client, ipoib_add_one),
+// so no device event loads it; rdma-core loads it from infiniband.conf through its own
+// udev rules, which reach an initramfs only with its dracut module (Debian ships none).
+// Without it ib0 never appears and dracut's ip= waits for nothing.
+std::optional<std::string> ipoib_boot_reason(const PlanBuilder& b, const Technologies& t) {
+  const Config& cfg = b.cfg;
+  if (!(t.infiniband || t.opa) || !cfg.boot_network) return std::nullopt;
+  // An interface known to be Ethernet: present as such, or named by a MAC (ours, or
+  // dracut's ifname=, which cannot name IPoIB: 40network/ifname-genrules.sh).
+  auto ethernet = [&](const std::string& ifname) {
+    if (auto it = cfg.names.find(ifname); it != cfg.names.end()) return !it->second.value.is_guid;
+    if (cfg.dracut_ifnames.count(ifname)) return true;
+    const NetDev* n = b.inv.find_netdev(ifname);
+    return n && n->type == kArphrdEther;
+  };
+  for (const auto& i : cfg.boot_ifaces) {
+    if (!ethernet(i.value)) {
+      return i.source + " (the boot's network may be IPoIB: " + i.value +
+             " is no Ethernet interface here)";
+    }
+  }
+  if (!cfg.boot_ifaces.empty()) return std::nullopt;
+  return *cfg.boot_network + " (the boot's network may be IPoIB: no interface is named, and " +
+         "this node has an InfiniBand port)";
+}
+
 }  // namespace
 
 std::optional<PfcMasks> wanted_pfc(const Config& cfg) {
@@ -145,9 +173,19 @@ void plan_modules(PlanBuilder& b) {
   plan_pfc(b);
   bool any_eth = false, any_ib_port = false;
   for (const auto& [pci, s] : cfg.mlx4) {
-    bool card_present = false;
-    for (const auto& f : inv.pci) card_present |= f.address == pci;
-    for (const auto& t : s.type) any_eth |= card_present && t && t->value == PortType::kEth;
+    const PciFunction* card = nullptr;
+    for (const auto& f : inv.pci)
+      if (f.address == pci) card = &f;
+    if (!card) continue;
+    // A port the card has: a single-port ConnectX-3 has no mlx4_port2 (mlx4/main.c
+    // mlx4_init_port_info runs for 1..caps.num_ports), and nothing is planned for it.
+    // Before mlx4_core has made the files, how many ports there are is not known.
+    for (unsigned port = 1; port <= 2; ++port) {
+      const auto& t = s.type[port - 1];
+      bool exists = card->mlx4_ports.empty();
+      for (const auto& m : card->mlx4_ports) exists |= m.port == port;
+      any_eth |= exists && t && t->value == PortType::kEth;
+    }
   }
   for (const auto& f : inv.pci) {
     for (const auto& m : f.mlx4_ports) any_eth |= is_eth(m.value);
@@ -193,6 +231,7 @@ void plan_modules(PlanBuilder& b) {
   for (const auto& [name, key] : cfg.names) {
     if (key.value.is_guid && any_ib_port) b.load_module("ib_ipoib", key.source);
   }
+  if (auto boot = ipoib_boot_reason(b, tech)) b.load_module("ib_ipoib", *boot);
   if (!cfg.roce.empty()) {
     const auto& r = cfg.roce.begin()->second;
     const std::string src = r.mode ? r.mode->source : r.tos ? r.tos->source : "RoCE defaults";

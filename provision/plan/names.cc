@@ -3,8 +3,8 @@
 // configured name gets it, through the rename solver (temporary names for swaps and for
 // an unrelated interface holding a wanted name). An IPoIB interface that appears only
 // when ib_ipoib loads is renamed then.
+#include "provision/base/drivers.h"
 #include "provision/plan/builder.h"
-#include "provision/plan/drivers.h"
 #include "provision/plan/rename_solver.h"
 
 namespace rp {
@@ -29,7 +29,7 @@ bool port_with_guid(const Inventory& inv, uint64_t guid) {
 }
 
 // Whether an interface is RDMA or IPoIB hardware: IPoIB, under an RDMA device, or driven
-// by a NIC driver with an RDMA side (plan/drivers.h).
+// by a NIC driver with an RDMA side (base/drivers.h).
 bool rdma_hardware(const NetDev& n) {
   return n.type == kArphrdInfiniband || !n.rdma_device.empty() ||
          rdma_driver_for(n.driver).has_value();

@@ -5,17 +5,25 @@
 #include "provision/plan/builder.h"
 
 namespace rp {
-namespace {
 
-void link_up(PlanBuilder& b, const std::string& ifname, const std::string& reason) {
-  if (b.up_action(ifname)) return;
+std::optional<size_t> plan_link_up(PlanBuilder& b, const std::string& ifname,
+                                   const std::string& reason) {
+  if (auto up = b.up_action(ifname)) return up;
   const Iface* f = b.iface(ifname);
-  if (!f) return;
-  if (f->netdev && f->netdev->admin_up) return;
+  if (!f) return std::nullopt;
+  if (f->netdev && f->netdev->admin_up) return std::nullopt;
   Action a{LinkUp{ifname}, f->netdev ? "down" : "absent", reason};
   if (!f->netdev) a.waiting_for = ifname;
   PlanBuilder::need(a, f->producer);
-  b.set_up_action(ifname, b.add(std::move(a)));
+  const size_t i = b.add(std::move(a));
+  b.set_up_action(ifname, i);
+  return i;
+}
+
+namespace {
+
+void link_up(PlanBuilder& b, const std::string& ifname, const std::string& reason) {
+  plan_link_up(b, ifname, reason);
 }
 
 }  // namespace

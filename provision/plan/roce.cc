@@ -28,7 +28,7 @@ std::vector<std::pair<PortKey, PortRef>> roce_ports(PlanBuilder& b, const RdmaSe
     for (const auto& p : d->ports) {
       if (p.link_layer != LinkLayer::kEthernet) continue;
       if ((port && p.num != port) || (only && p.num != only)) continue;
-      if (!p.roce_v1 && !p.roce_v2) continue;  // iWARP: no RoCE modes
+      if (d->iwarp() || (!p.roce_v1 && !p.roce_v2)) continue;  // iWARP: no RoCE modes
       out.push_back(
           {{d->name, p.num},
            {&p, b.device_producer(d->name), p.roce_v2 && !p.roce_v1, p.roce_v1 && !p.roce_v2}});
@@ -47,7 +47,10 @@ std::vector<std::pair<PortKey, PortRef>> roce_ports(PlanBuilder& b, const RdmaSe
   // A named device that an RDMA driver load of this run registers (mlx5_ib for an
   // mlx5_core function): planned against the device that will appear, its port as named
   // (port 1 when every port is meant: how many it has is known only then).
-  if (out.empty() && sel.by == RdmaSelector::By::kName && b.driver_load()) {
+  // A device present now is what it is: a driver loading for other hardware does not make
+  // it one that has yet to appear.
+  if (out.empty() && sel.by == RdmaSelector::By::kName && b.driver_load() &&
+      !b.inv.find_rdma(sel.name)) {
     out.push_back({{sel.name, port ? port : 1}, {nullptr, b.driver_load(), false, false}});
   }
   return out;
@@ -74,6 +77,25 @@ void no_such_port(PlanBuilder& b, const RdmaSelector& sel, unsigned port,
       sel.by == RdmaSelector::By::kName ? renamed_devices_warning(b.inv, what) : std::string();
   if (!warning.empty()) {
     b.diag().warn(source, warning);
+    return;
+  }
+  // The port exists but is no RoCE port: rdma_cm's configfs would refuse the write
+  // (cma_configfs.c default_roce_mode_store: EINVAL for a GID type the port lacks; an
+  // InfiniBand port has none of RoCE's).
+  std::string what_it_is;
+  for (const auto& [d, only] : select_rdma(b, sel, nullptr)) {
+    for (const auto& p : d->ports) {
+      if ((port && p.num != port) || (only && p.num != only)) continue;
+      const std::string name = "port " + std::to_string(p.num) + " of " + d->name;
+      if (p.link_layer == LinkLayer::kInfiniBand) {
+        what_it_is = name + " is InfiniBand, not RoCE";
+      } else if (d->iwarp()) {
+        what_it_is = name + " is iWARP, which has no RoCE modes";
+      }
+    }
+  }
+  if (!what_it_is.empty()) {
+    b.diag().warn(source, what + ": " + what_it_is + "; not applied");
     return;
   }
   b.note(what + " (" + source + "): no such RoCE port is present");

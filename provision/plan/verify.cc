@@ -26,22 +26,62 @@ std::optional<RoceMode> configured_mode(const PlanBuilder& b, const std::string&
   return mode;
 }
 
-bool ethernet(const PlanBuilder& b, const std::string& dev, unsigned port) {
-  if (b.planned_soft().count(dev)) return true;
+const RdmaPort* find_port(const PlanBuilder& b, const std::string& dev, unsigned port) {
   if (const RdmaDevice* d = b.inv.find_rdma(dev)) {
     for (const auto& p : d->ports)
-      if (p.num == port) return p.link_layer == LinkLayer::kEthernet;
+      if (p.num == port) return &p;
   }
-  return false;
+  return nullptr;
+}
+
+bool ethernet(const PlanBuilder& b, const std::string& dev, unsigned port) {
+  if (b.planned_soft().count(dev)) return true;
+  const RdmaPort* p = find_port(b, dev, port);
+  return p && p->link_layer == LinkLayer::kEthernet;
+}
+
+// An iWARP port: an Ethernet port whose GID table has no RoCE type (siw, iw_cxgb4,
+// irdma in iWARP mode), or a Soft-iWARP device this plan creates.
+bool iwarp(const PlanBuilder& b, const std::string& dev, unsigned port) {
+  if (auto s = b.planned_soft().find(dev); s != b.planned_soft().end()) {
+    return s->second.kind == SoftKind::kSiw;
+  }
+  const RdmaDevice* d = b.inv.find_rdma(dev);
+  const RdmaPort* p = find_port(b, dev, port);
+  return p && p->link_layer == LinkLayer::kEthernet &&
+         ((d && d->soft_iwarp) || (!p->roce_v1 && !p->roce_v2));
+}
+
+// The RoCE type a port's check uses: the configured mode; else v2, as rdma_cm's default
+// (cma.c cma_add_one takes RoCE v2 where the port supports it), or v1 on a port whose GID
+// table has no v2 entry (a plain ConnectX-3: mlx4 lists RoCE v2 GIDs only with
+// MLX4_DEV_CAP_FLAG2_ROCE_V1_V2, hw/mlx4/main.c).
+RoceMode check_mode(const PlanBuilder& b, const std::string& dev, unsigned port) {
+  if (auto m = configured_mode(b, dev, port)) return *m;
+  const RdmaPort* p = find_port(b, dev, port);
+  return p && p->roce_v1 && !p->roce_v2 ? RoceMode::kV1 : RoceMode::kV2;
 }
 
 void verify_port(PlanBuilder& b, const std::string& dev, unsigned port, const std::string& reason) {
-  VerifyPort v{dev, port, ethernet(b, dev, port) ? configured_mode(b, dev, port) : std::nullopt};
+  const std::string obj = dev + "/" + std::to_string(port);
+  if (iwarp(b, dev, port)) {
+    // An iWARP QP reaches RTS only with the TCP connection iw_cm hands the driver
+    // (sw/siw/siw_qp.c siw_qp_modify: RTS from IDLE without a connection endpoint is
+    // refused), so two QPs cannot be connected by ibv_modify_qp alone.
+    b.note("verify " + obj + " (" + reason + "): an iWARP port has no RC loopback check " +
+           "(iw_cm connects its QPs over TCP); rd.rdma.verify=peer checks it through rdma_cm");
+    return;
+  }
+  const bool roce = ethernet(b, dev, port);
+  VerifyPort v{dev, port, roce ? std::optional<RoceMode>(check_mode(b, dev, port)) : std::nullopt};
   const RdmaDevice* d = b.inv.find_rdma(dev);
   Action a{v, d ? "not verified" : "absent", reason};
   if (!d) a.waiting_for = dev;
-  // After the port's wait (it must be ACTIVE) and the device's producer; a check of a
-  // port nobody waits for runs anyway and says what state the port is in.
+  // A RoCE port reads DOWN until its interface is up with carrier (plan/waits.cc): one
+  // that is not ACTIVE now is brought up and waited for before it is checked. Any other
+  // port nobody waits for is checked anyway, and the check says what state it is in.
+  const RdmaPort* p = find_port(b, dev, port);
+  if (roce && (!p || p->state != PortState::kActive)) plan_port_wait(b, dev, port, reason);
   PlanBuilder::need(a, wait_port_action(b, dev, port));
   PlanBuilder::need(a, b.device_producer(dev));
   PlanBuilder::need(a, b.module_action("ib_uverbs"));

@@ -9,35 +9,20 @@
 namespace rp {
 namespace {
 
+// The interface under a RoCE port (present, or the netdev of a soft device this plan
+// creates), by the name it will have when the wait runs; "" for an InfiniBand port.
+std::string roce_netdev(const PlanBuilder& b, const std::string& dev, const RdmaPort* p) {
+  if (p) return p->link_layer == LinkLayer::kEthernet ? b.final_name(p->netdev) : "";
+  if (auto soft = b.planned_soft().find(dev); soft != b.planned_soft().end()) {
+    return b.final_name(b.action(soft->second.action).get<CreateSoftLink>().netdev);
+  }
+  return "";
+}
+
 void wait_port(PlanBuilder& b, std::set<std::string>& waited, const std::string& dev, unsigned port,
                const std::string& reason) {
-  const std::string obj = dev + "/" + std::to_string(port);
-  if (!waited.insert(obj).second) return;
-  const RdmaDevice* d = b.inv.find_rdma(dev);
-  const RdmaPort* p = nullptr;
-  if (d)
-    for (const auto& x : d->ports)
-      if (x.num == port) p = &x;
-  std::optional<size_t> producer = b.device_producer(dev);
-  // A device an RDMA driver load of this run registers: waited for after it.
-  if (!d && !producer) producer = b.driver_load();
-  if (!p && !producer) {
-    b.note("wait for " + obj + " (" + reason + "): no such port is present");
-    return;
-  }
-  if (p && p->state == PortState::kActive && !producer) return;
-  Action a{WaitPort{dev, port}, p ? std::string(to_string(p->state)) : "absent", reason};
-  if (!p) a.waiting_for = dev;
-  PlanBuilder::need(a, producer);
-  // The port's link must be up for it to become ACTIVE (Soft-RoCE follows its netdev).
-  // A planned soft device sits on the netdev its link action names (maybe by the name it
-  // had before a rename).
-  std::string netdev = p ? p->netdev : "";
-  if (auto soft = b.planned_soft().find(dev); !p && soft != b.planned_soft().end()) {
-    netdev = b.final_name(b.action(soft->second.action).get<CreateSoftLink>().netdev);
-  }
-  PlanBuilder::need(a, b.up_action(netdev));
-  b.add(std::move(a));
+  if (!waited.insert(dev + "/" + std::to_string(port)).second) return;
+  plan_port_wait(b, dev, port, reason);
 }
 
 void wait_link(PlanBuilder& b, const std::string& ifname, const std::string& reason) {
@@ -108,15 +93,58 @@ std::set<PortKey> involved_ports(const PlanBuilder& b) {
 
 namespace {
 
+// An InfiniBand port an administrator disabled (ibportstate, the SM). A RoCE port's
+// physical state says nothing of the kind: the drivers derive it from the interface
+// under it (mlx5_query_port_roce and mlx4's state_to_phys_state report Disabled while the
+// netdev is down or has no carrier, rxe_query_port likewise), so a cabled port whose
+// interface nobody has set up yet reads Disabled: it is waited for once it is brought up.
 bool disabled(const PlanBuilder& b, const PortKey& k) {
   const RdmaDevice* d = b.inv.find_rdma(k.first);
   if (!d) return false;
-  for (const auto& p : d->ports)
-    if (p.num == k.second) return p.phys_state.find("Disabled") != std::string::npos;
+  for (const auto& p : d->ports) {
+    if (p.num != k.second) continue;
+    if (p.link_layer == LinkLayer::kEthernet) return false;
+    return p.phys_state.find("Disabled") != std::string::npos;
+  }
   return false;
 }
 
 }  // namespace
+
+void plan_port_wait(PlanBuilder& b, const std::string& dev, unsigned port,
+                    const std::string& reason) {
+  if (wait_port_action(b, dev, port)) return;
+  const std::string obj = dev + "/" + std::to_string(port);
+  const RdmaDevice* d = b.inv.find_rdma(dev);
+  const RdmaPort* p = nullptr;
+  if (d)
+    for (const auto& x : d->ports)
+      if (x.num == port) p = &x;
+  std::optional<size_t> producer = b.device_producer(dev);
+  // A device an RDMA driver load of this run registers: waited for after it.
+  if (!d && !producer) producer = b.driver_load();
+  if (!p && !producer) {
+    b.note("wait for " + obj + " (" + reason + "): no such port is present");
+    return;
+  }
+  // A RoCE port is ACTIVE only while the interface under it is up with carrier: mlx5
+  // (hw/mlx5/main.c mlx5_query_port_roce: DOWN / Disabled unless netif_running and
+  // netif_carrier_ok), mlx4 (hw/mlx4/main.c eth_link_query_port, state_to_phys_state),
+  // and Soft-RoCE (sw/rxe/rxe_net.c rxe_notify: ACTIVE on NETDEV_UP). In an initramfs
+  // nothing has set the NIC up yet, so a healthy cabled port reads DOWN until this plan
+  // brings its interface up: the wait comes after that.
+  const std::string netdev = roce_netdev(b, dev, p);
+  const NetDev* n = netdev.empty() ? nullptr : b.inv.find_netdev(netdev);
+  const bool ready = p && p->state == PortState::kActive && (!n || n->carrier || !n->admin_up);
+  if (ready && !producer) return;
+  std::string current = p ? std::string(to_string(p->state)) : "absent";
+  if (p && n && !n->admin_up) current += " (" + netdev + " down)";
+  Action a{WaitPort{dev, port}, current, reason};
+  if (!p) a.waiting_for = dev;
+  PlanBuilder::need(a, producer);
+  if (!netdev.empty()) PlanBuilder::need(a, plan_link_up(b, netdev, reason));
+  b.add(std::move(a));
+}
 
 void plan_waits(PlanBuilder& b) {
   std::set<std::string> waited;

@@ -37,7 +37,14 @@ std::string status_text(const Inventory& inv) {
              std::string(to_string(p.link_layer)) + "  " + or_dash(p.rate) + "  guid " +
              opt_guid(p.guid);
         if (p.link_layer == LinkLayer::kInfiniBand) {
-          o += "  lid 0x" + hex(p.lid, 0) + "  sm_lid 0x" + hex(p.sm_lid, 0);
+          // Unreadable or absent is said so with its path, never shown as 0.
+          auto lid = [&](const char* name, const std::optional<unsigned>& v) {
+            return std::string("  ") + name + " " +
+                   (v ? "0x" + hex(*v, 0)
+                      : "unknown (/sys/class/infiniband/" + d.name + "/ports/" +
+                            std::to_string(p.num) + "/" + name + " unreadable)");
+          };
+          o += lid("lid", p.lid) + lid("sm_lid", p.sm_lid);
         }
         if (p.active_mtu) {
           o += "  mtu " + std::to_string(p.active_mtu) + "/" + std::to_string(p.max_mtu);
@@ -74,6 +81,10 @@ std::string status_text(const Inventory& inv) {
     o += "\n";
   }
   o += "modules: " + std::to_string(inv.modules.size()) + " loaded";
+  if (!inv.shown_present.empty()) {
+    o += "; present without a /proc/modules line:";
+    for (const auto& [m, why] : inv.shown_present) o += " " + m + " (" + why + ")";
+  }
   o += std::string("; configfs ") + (inv.configfs_mounted ? "mounted" : "not mounted");
   o += std::string("; rdma_cm configfs ") + (inv.rdma_cm_configfs ? "present" : "absent") + "\n";
   for (const auto& n : inv.notes) o += "note: " + n + "\n";
@@ -101,7 +112,11 @@ std::string status_json(const Inventory& inv) {
       w.field("link_layer", to_string(p.link_layer)).field("rate", p.rate);
       w.key("guid");
       p.guid ? w.value(p.guid->str()) : w.null();
-      w.field("lid", p.lid).field("sm_lid", p.sm_lid).field("netdev", p.netdev);
+      w.key("lid");
+      p.lid ? w.value(*p.lid) : w.null();
+      w.key("sm_lid");
+      p.sm_lid ? w.value(*p.sm_lid) : w.null();
+      w.field("netdev", p.netdev);
       w.field("active_mtu", p.active_mtu).field("max_mtu", p.max_mtu);
       w.end_object();
     }
@@ -144,6 +159,9 @@ std::string status_json(const Inventory& inv) {
   w.key("modules").begin_array();
   for (const auto& m : inv.modules) w.value(m);
   w.end_array();
+  w.key("modules_shown_present").begin_object();
+  for (const auto& [m, why] : inv.shown_present) w.field(m, why);
+  w.end_object();
   w.field("configfs_mounted", inv.configfs_mounted).field("rdma_cm_configfs", inv.rdma_cm_configfs);
   w.key("notes").begin_array();
   for (const auto& n : inv.notes) w.value(n);

@@ -34,12 +34,66 @@ TEST(WaitPort, InitIbPortTimesOutWithTheSubnetManagerMessage) {
 }
 
 TEST(WaitPort, DownPortTimesOutNamingTheLink) {
+  TestRun r("four-hca", 100ms);
+  r.kernel.set_port_state_after("mlx4_0", 2, "1: DOWN", 0);
+  Outcome o = execute(r.ctx, wait_port_action("mlx4_0", 2));
+  EXPECT_EQ(o.kind, OutcomeKind::kTimedOut);
+  EXPECT_EQ(o.error.str(),
+            "port 2 of mlx4_0 is DOWN: no link (cable, switch port, or the peer is down)");
+  EXPECT_LT(r.elapsed_ms(), 1000);
+}
+
+// A ConnectX RoCE port follows its interface (mlx5_query_port_roce): DOWN/Disabled while
+// ens1f1np1 is down, whether a cable is in or not. The wait says which of the two it is.
+TEST(WaitPort, HardwareRocePortOnAnInterfaceThatStaysDownSaysSo) {
   TestRun r("cx5-roce", 100ms);
+  r.kernel.roce_port_follows("mlx5_1", 1, "ens1f1np1", testing::FakeKernel::RoceModel::kHardware);
   Outcome o = execute(r.ctx, wait_port_action("mlx5_1", 1));
   EXPECT_EQ(o.kind, OutcomeKind::kTimedOut);
   EXPECT_EQ(o.error.str(),
-            "port 1 of mlx5_1 is DOWN: no link (cable, switch port, or the peer is down)");
+            "port 1 of mlx5_1 is DOWN: ens1f1np1 under it is administratively down (a RoCE port "
+            "is ACTIVE only while its interface is up with carrier)");
+  EXPECT_TRUE(std::regex_match(o.detail, std::regex(R"(waited 0\.\d\d s; phys_state 3: Disabled)")))
+      << o.detail;
+}
+
+TEST(WaitPort, HardwareRocePortBecomesActiveOnceItsInterfaceIsUpWithCarrier) {
+  TestRun r("cx5-roce");
+  r.kernel.roce_port_follows("mlx5_1", 1, "ens1f1np1", testing::FakeKernel::RoceModel::kHardware);
+  r.kernel.set_link_up_after("ens1f1np1", "1", 4);
+  Outcome o = execute(r.ctx, wait_port_action("mlx5_1", 1));
+  EXPECT_EQ(o.kind, OutcomeKind::kDone) << o.error.str();
+  EXPECT_TRUE(std::regex_match(o.detail, std::regex(R"(ACTIVE after \d+\.\d\d s)"))) << o.detail;
+}
+
+// Unplugged: the interface is up, the carrier never comes. Bounded, and named as such.
+TEST(WaitPort, HardwareRocePortWithoutCarrierIsNamedUnplugged) {
+  TestRun r("cx5-roce", 150ms);
+  r.kernel.roce_port_follows("mlx5_1", 1, "ens1f1np1", testing::FakeKernel::RoceModel::kHardware);
+  r.kernel.set_link_up_after("ens1f1np1", "0", 2);
+  Outcome o = execute(r.ctx, wait_port_action("mlx5_1", 1));
+  EXPECT_EQ(o.kind, OutcomeKind::kTimedOut);
+  EXPECT_EQ(o.error.str(),
+            "port 1 of mlx5_1 is DOWN: ens1f1np1 under it is up but has no carrier: no link "
+            "(cable, switch port, or the peer is down)");
   EXPECT_LT(r.elapsed_ms(), 1000);
+}
+
+// Soft-RoCE is not hardware: the same interface up without carrier makes its port ACTIVE
+// (rxe_notify, NETDEV_UP), and only the carrier check keeps the wait honest.
+TEST(WaitPort, SoftRoceGoesActiveWithoutCarrierWhereHardwareStaysDown) {
+  TestRun r("rxe-virtio", 150ms);
+  std::remove((r.dir + "/sys/class/net/eth0/carrier").c_str());
+  std::ofstream(r.dir + "/sys/class/net/eth0/flags") << "0x1002\n";  // down
+  r.kernel.roce_port_follows("rxe0", 1, "eth0", testing::FakeKernel::RoceModel::kRxe);
+  EXPECT_EQ(r.raw("/sys/class/infiniband/rxe0/ports/1/state"), "1: DOWN\n");
+  r.kernel.set_link_up_after("eth0", "0", 2);
+  Outcome o = execute(r.ctx, wait_port_action("rxe0", 1));
+  EXPECT_EQ(o.kind, OutcomeKind::kTimedOut);
+  EXPECT_EQ(r.raw("/sys/class/infiniband/rxe0/ports/1/state"), "4: ACTIVE\n");
+  EXPECT_EQ(o.error.str(),
+            "port 1 of rxe0 is ACTIVE but eth0 under it has no carrier: no link (cable, switch "
+            "port, or the peer is down)");
 }
 
 TEST(WaitPort, MissingPortOrDeviceIsNamed) {

@@ -32,6 +32,12 @@ struct Expected {
 
 const std::map<std::string, Expected> kExpected = {
     {"cx3_eth_eth", {0, "1 done, 0 already, 0 skipped, 0 failed"}},
+    {"cx3_single_builtin", {0, "0 done, 0 already, 0 skipped, 0 failed"}},
+    // Module loads and links act on the running kernel only: here every action is
+    // skipped, and so is what waits for them (the RoCE defaults wait for rdma_cm).
+    {"opa_ipoib_root", {0, "0 done, 0 already, 3 skipped, 0 failed"}},
+    {"cx5_initramfs_wait_verify", {0, "0 done, 0 already, 7 skipped, 0 failed"}},
+    {"cx5_initramfs_wait_all", {0, "0 done, 0 already, 7 skipped, 0 failed"}},
     {"cx3_ib_ib_mtu", {0, "2 done, 0 already, 0 skipped, 0 failed"}},
     // The reload of mlx4_en and the netlink actions need the kernel; the RoCE defaults and
     // the wait for the (ACTIVE) port 1 do not.
@@ -48,7 +54,7 @@ const std::map<std::string, Expected> kExpected = {
     {"cx5_ib_pkeys", {0, "0 done, 0 already, 5 skipped, 0 failed"}},
     {"cx5_ib_netlink_child", {0, "0 done, 0 already, 1 skipped, 0 failed"}},
     {"cx5_roce_all_ports", {0, "4 done, 0 already, 0 skipped, 0 failed"}},
-    {"cx5_roce_wait_all", {0, "4 done, 0 already, 0 skipped, 0 failed"}},
+    {"cx5_roce_wait_all", {0, "4 done, 0 already, 2 skipped, 0 failed"}},
     {"cx5_roce_by_pci_guid", {0, "2 done, 0 already, 0 skipped, 0 failed"}},
     {"cx5_roce_rdma_core_name", {0, "1 done, 0 already, 0 skipped, 0 failed"}},
     {"cx5_renamed_kernel_name", {0, "0 done, 0 already, 0 skipped, 0 failed"}},

@@ -463,7 +463,7 @@ const Bad kBad[] = {
      "rd.rdma.name, "
      "rd.rdma.ipoib, "
      "rd.rdma.pkey, rd.rdma.roce, rd.rdma.rxe, rd.rdma.siw, rd.rdma.wait, rd.rdma.timeout, "
-     "rd.rdma.required, rd.rdma.verify, root, netroot, ib.pkey, ifname)"},
+     "rd.rdma.required, rd.rdma.verify)"},
     {"rd.rdma.pkeys=ib0:8001",
      "cmdline: rd.rdma.pkeys=ib0:8001: unknown parameter 'rd.rdma.pkeys' (did you mean "
      "'rd.rdma.pkey'?)"},

@@ -42,8 +42,10 @@ inline constexpr Case kGoldenCases[] = {
     {"cx5_ib_netlink_child", "cx5-ib",
      "rd.rdma.name=fabric0:0c42:a103:0016:b2c4 rd.rdma.pkey=fabric0:0x40:hpc0", nullptr},
     {"cx5_roce_all_ports", "cx5-roce", "rd.rdma.roce=*:v2:106", nullptr},
-    // wait=all: the ports the configuration involves; mlx5_1/1 is Disabled (not waited
-    // for), and an unconfigured node waits for nothing (four_hca_wait_all_alone).
+    // wait=all: the ports the configuration involves. mlx5_1/1 reads DOWN/Disabled because
+    // its interface is down (mlx5_query_port_roce): the plan brings ens1f1np1 up and waits
+    // for it (a link-up the fixture run skips: it acts on the running kernel only). An
+    // unconfigured node waits for nothing (four_hca_wait_all_alone).
     {"cx5_roce_wait_all", "cx5-roce", "rd.rdma.roce=*:v2:106 rd.rdma.wait=all", nullptr},
     {"four_hca_wait_all_alone", "four-hca", "rd.rdma.wait=all", nullptr},
     // Devices by what survives rdma-core's renames (60-rdma-persistent-naming.rules): the
@@ -83,6 +85,23 @@ inline constexpr Case kGoldenCases[] = {
      "f452:1403:007b:d012 name=ibstor1 mtu=2044\n"
      "f452:1403:007b:ffff name=notthisnode\n"},
     {"disabled", "cx3-vpi", "rd.rdma=0 rd.rdma.mlx4=0000:81:00.0/eth,eth", nullptr},
+    // Hardware as real captures show it (tests/fixtures/*.sys say whose). A single-port
+    // ConnectX-3 with built-in drivers and no /proc/modules: port 2 is left out, nothing
+    // is loaded (the device, its driver's binding and ib0 show the drivers are there).
+    {"cx3_single_builtin", "cx3-single-builtin",
+     "rd.rdma.mlx4=0000:03:00.0/ib,eth rd.rdma.ipoib=ib0:connected:2044 ip=ib0:dhcp "
+     "rd.rdma.wait=all",
+     "[mlx4 0000:03:00.0]\nport2_mtu = 2048\n"},
+    // Omni-Path beside a Broadcom NIC: an IPoIB root loads ib_ipoib (no modalias), bnxt_re
+    // loads for bnxt_en, a RoCE setting for the InfiniBand port is refused at plan time.
+    {"opa_ipoib_root", "opa-bnxt",
+     "ip=ib0:dhcp root=nfs:10.0.0.1:/srv/root rd.rdma.roce=hfi1_0/1:v2 rd.rdma.wait=all", nullptr},
+    // The initramfs moment on a ConnectX-5: RoCE ports DOWN until their interfaces are up.
+    {"cx5_initramfs_wait_verify", "cx5-initramfs",
+     "rd.rdma.roce=mlx5_0/1:v2:106 rd.rdma.wait=mlx5_0/1 rd.rdma.verify=ports "
+     "ip=ens1f0np0:dhcp",
+     nullptr},
+    {"cx5_initramfs_wait_all", "cx5-initramfs", "rd.rdma.roce=*:v2 rd.rdma.wait=all", nullptr},
 };
 
 }  // namespace rp::testing

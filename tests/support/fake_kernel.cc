@@ -1,6 +1,7 @@
 #include "tests/support/fake_kernel.h"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -107,7 +108,7 @@ void FakeKernel::follow_netdevs() {
     }
     f.was_up = up;
     f.had_carrier = carrier;
-    const std::string phys = f.active                        ? "5: LinkUp"
+    const std::string phys = f.active                           ? "5: LinkUp"
                              : up && f.model == RoceModel::kRxe ? "2: Polling"
                                                                 : "3: Disabled";
     const std::string dir =
@@ -128,11 +129,12 @@ void FakeKernel::tick() {
         break;
       }
     }
-    if (due == events_.end()) return;
+    if (due == events_.end()) break;
     auto fn = std::move(due->second);
     events_.erase(due);
     fn();
   }
+  follow_netdevs();
 }
 
 void FakeKernel::at(unsigned calls_from_now, std::function<void()> fn) {

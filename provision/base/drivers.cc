@@ -1,4 +1,4 @@
-#include "provision/plan/drivers.h"
+#include "provision/base/drivers.h"
 
 namespace rp {
 
