@@ -47,6 +47,11 @@ Outcome exec_address(ApplyContext& ctx, const Action& a, const AddAddress& p);
 Outcome exec_route(ApplyContext& ctx, const Action& a, const AddRoute& p);
 Outcome exec_wait_link(ApplyContext& ctx, const Action& a, const WaitLink& p);
 
+// The interface under a RoCE port (apply/wait_port.cc): the kernel's netdev of its first
+// GID (core/sysfs.c print_ndev), else the soft device's parent (rxe_verbs.c parent_show);
+// "" for an InfiniBand port or when none is known.
+std::string roce_port_netdev(FileOps& files, const std::string& device, unsigned port);
+
 // libibverbs and librdmacm: the data path tried (apply/verify.cc)
 Outcome exec_verify_port(ApplyContext& ctx, const Action& a, const VerifyPort& p);
 Outcome exec_verify_peer(ApplyContext& ctx, const Action& a, const VerifyPeer& p);

@@ -28,15 +28,8 @@ std::string seconds_text(Clock::duration d) {
   return buf;
 }
 
-// Why a port is not ACTIVE, in the words an administrator needs.
-// The interface under a RoCE port: the kernel's netdev of its first GID (core/sysfs.c
-// print_ndev), else the soft device's parent (rxe_verbs.c parent_show); "" for an
-// InfiniBand port or none.
-std::string roce_netdev(ApplyContext& ctx, const WaitPort& a, const std::string& port_dir) {
-  auto ll = ctx.files.read(port_dir + "/link_layer");
-  if (!ll || parse_link_layer(*ll) != LinkLayer::kEthernet) return "";
-  if (auto n = ctx.files.read(port_dir + "/gid_attrs/ndevs/0"); n && !n->empty()) return *n;
-  return ctx.files.read("/sys/class/infiniband/" + a.device + "/parent").value_or("");
+std::string roce_netdev(ApplyContext& ctx, const WaitPort& a, const std::string&) {
+  return roce_port_netdev(ctx.files, a.device, a.port);
 }
 
 // Why the interface under a RoCE port keeps it DOWN, or "": on hardware the port follows
@@ -100,6 +93,14 @@ std::string why_not_active(ApplyContext& ctx, const WaitPort& a, std::optional<P
 }
 
 }  // namespace
+
+std::string roce_port_netdev(FileOps& files, const std::string& device, unsigned port) {
+  const std::string port_dir = "/sys/class/infiniband/" + device + "/ports/" + std::to_string(port);
+  auto ll = files.read(port_dir + "/link_layer");
+  if (!ll || parse_link_layer(*ll) != LinkLayer::kEthernet) return "";
+  if (auto n = files.read(port_dir + "/gid_attrs/ndevs/0"); n && !n->empty()) return *n;
+  return files.read("/sys/class/infiniband/" + device + "/parent").value_or("");
+}
 
 Outcome exec_wait_port(ApplyContext& ctx, const Action&, const WaitPort& a) {
   const std::string port_dir =

@@ -79,6 +79,16 @@ std::set<PortKey> involved_ports(const PlanBuilder& b) {
     if (!d.pci || !cfg.mlx4.count(*d.pci)) continue;
     for (const auto& p : d.ports) out.insert({d.name, p.num});
   }
+  // The ports and interfaces rd.rdma.wait names (a check of them is what was asked for).
+  for (const auto& [w, source] : cfg.effective_waits()) {
+    if (w.kind == WaitItem::Kind::kLink) add_port_of(b, w.ifname, out);
+    if (w.kind != WaitItem::Kind::kPort) continue;
+    for (const auto& [d, only] : select_rdma(b, w.device, nullptr)) {
+      const unsigned port = w.port ? w.port : only;
+      for (const auto& p : d->ports)
+        if (!port || p.num == port) out.insert({d->name, p.num});
+    }
+  }
   for (const auto& [k, s] : cfg.roce) {
     for (const auto& [d, only] : select_rdma(b, k.first, nullptr)) {
       for (const auto& p : d->ports) {

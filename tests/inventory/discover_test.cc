@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <map>
 
 #include "provision/inventory/inventory.h"
 #include "tests/support/fixture.h"
@@ -233,6 +235,71 @@ TEST(Discover, PlanDetailKeepsEverythingThePlanUses) {
     EXPECT_EQ(lean.module_params, full.module_params);
     EXPECT_EQ(lean.configfs_mounted, full.configfs_mounted);
   }
+}
+
+// What real nodes' sysfs holds that the other fixtures never did (#25 item 5).
+TEST(Discover, RealSysfsOddities) {
+  Inventory inv = discover_fixture("opa-bnxt");
+  // bonding's bonding_masters is a regular file, gone0 a dangling link: no interfaces.
+  std::vector<std::string> names;
+  for (const auto& n : inv.netdevs) names.push_back(n.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"bond0", "ens2f0np0", "lo"}));
+  EXPECT_EQ(inv.notes,
+            std::vector<std::string>{"/sys/class/net/gone0: a dangling link, not an interface"});
+  // The capture has no lid: unknown, not LID 0; no node_guid, no hca_type.
+  ASSERT_EQ(inv.rdma.size(), 1u);
+  EXPECT_FALSE(inv.rdma[0].ports[0].lid);
+  EXPECT_FALSE(inv.rdma[0].ports[0].sm_lid);
+  EXPECT_FALSE(inv.rdma[0].node_guid);
+  EXPECT_EQ(inv.rdma[0].hca_type, "");
+  // A present LID 0 is 0 (the SM has not assigned one).
+  Inventory cx5 = discover_fixture("cx5-roce");
+  EXPECT_EQ(cx5.rdma[0].ports[0].lid, 0u);
+}
+
+// Built-in drivers without /proc/modules: what the machine shows counts as present.
+TEST(Discover, ModulesTheMachineShowsPresent) {
+  Inventory inv = discover_fixture("cx3-single-builtin");
+  EXPECT_EQ(inv.modules, (std::vector<std::string>{"configfs", "crc32"}));  // modules.builtin
+  EXPECT_EQ(inv.shown_present, (std::map<std::string, std::string>{
+                                   {"ib_core", "/sys/module/ib_core"},
+                                   {"ib_ipoib", "IPoIB interface ib0"},
+                                   {"mlx4_core", "/sys/module/mlx4_core"},
+                                   {"mlx4_ib", "RDMA device mlx4_0"},
+                               }));
+  for (const char* m : {"mlx4_core", "mlx4_ib", "ib_ipoib", "ib_core"})
+    EXPECT_TRUE(inv.module_loaded(m)) << m;
+  EXPECT_FALSE(inv.module_loaded("mlx4_en"));
+  // A single-port card: one mlx4 port file, one RDMA port.
+  ASSERT_EQ(inv.pci.size(), 1u);
+  EXPECT_EQ(inv.pci[0].mlx4_ports.size(), 1u);
+  EXPECT_EQ(inv.rdma[0].ports.size(), 1u);
+  // No gid_attrs (before 4.4): the IB port is unaffected.
+  EXPECT_EQ(inv.rdma[0].ports[0].netdev, "ib0");
+}
+
+// Before 4.20 IPoIB put the port in dev_id and left dev_port 0 (ipoib_add_port); without
+// the fallback port 2's interface would be taken for port 1's.
+TEST(Discover, IpoibPortFromDevIdWhereDevPortIsZeroOrAbsent) {
+  const std::string dir = testing::unpack_fixture("cx3-single-builtin");
+  std::ofstream(dir + "/sys/class/net/ib0/dev_id") << "0x1\n";
+  Inventory inv = discover(Root(dir));
+  const NetDev* ib0 = inv.find_netdev("ib0");
+  ASSERT_TRUE(ib0);
+  EXPECT_EQ(ib0->rdma_port, 2u);
+  // With dev_port set (4.20 and later), dev_id is not read.
+  std::ofstream(dir + "/sys/class/net/ib0/dev_port") << "0\n";
+  std::ofstream(dir + "/sys/class/net/ib0/dev_id") << "0x0\n";
+  EXPECT_EQ(discover(Root(dir)).find_netdev("ib0")->rdma_port, 1u);
+}
+
+TEST(Discover, IwarpIsKnownByNodeType) {
+  Inventory siw = discover_fixture("siw");
+  ASSERT_FALSE(siw.rdma.empty());
+  EXPECT_TRUE(siw.rdma[0].iwarp());
+  Inventory cx5 = discover_fixture("cx5-roce", Detail::kPlan);
+  EXPECT_FALSE(cx5.rdma[0].iwarp());
+  EXPECT_EQ(cx5.rdma[0].node_type, "1: CA");
 }
 
 }  // namespace

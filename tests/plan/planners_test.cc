@@ -5,6 +5,7 @@
 #include <set>
 #include <string>
 
+#include "provision/inputs/cmdline.h"
 #include "provision/plan/plan.h"
 #include "provision/plan/rdma_select.h"
 
@@ -766,6 +767,106 @@ TEST(EarlyModules, WhatNeedsNoDeviceAndNeverAHardwareDriver) {
     mods.insert(a.get<LoadModule>().module);
   }
   EXPECT_EQ(mods, (std::set<std::string>{"ib_uverbs", "rdma_cm", "rdma_rxe"})) << plan_text(full);
+}
+
+// A plain ConnectX-3's RoCE port has no RoCE v2 GIDs (mlx4 lists them only with
+// MLX4_DEV_CAP_FLAG2_ROCE_V1_V2): its check uses v1, and the plan says so.
+TEST(VerifyPlanner, AV1OnlyPortIsCheckedWithRoceV1) {
+  Inventory inv = rxe_node();
+  inv.rdma[0].name = "mlx4_0";
+  inv.rdma[0].parent_netdev.clear();
+  inv.rdma[0].ports[0].roce_v2 = false;
+  inv.rdma[0].ports[0].roce_v1 = true;
+  inv.netdevs[0].rdma_device = "mlx4_0";
+  Config cfg = verify_config(VerifySetting::Mode::kPorts);
+  cfg.wait.push_back({WaitItem{WaitItem::Kind::kPort, RdmaSelector::named("mlx4_0"), 1, ""},
+                      "cmdline: rd.rdma.wait=mlx4_0/1"});
+  const Plan p = make_plan(cfg, inv);
+  ASSERT_FALSE(p.actions.empty());
+  EXPECT_EQ(p.actions.back().wanted(), "RC loopback (RoCE v1)") << plan_text(p);
+  // Soft-RoCE (v2 only), unconfigured: v2, shown.
+  const Plan rxe = make_plan(verify_config(VerifySetting::Mode::kPorts), rxe_node());
+  EXPECT_EQ(rxe.actions.back().wanted(), "RC loopback (RoCE v2)") << plan_text(rxe);
+}
+
+// An iWARP port has no RC loopback: iw_cm connects its QPs (siw_qp.c refuses RTS without
+// the socket it hands over). A note, no check that could only fail.
+TEST(VerifyPlanner, AnIwarpPortIsNotLoopbackChecked) {
+  Inventory inv = rxe_node();
+  inv.rdma[0].name = "siw0";
+  inv.rdma[0].parent_netdev.clear();
+  inv.rdma[0].soft_iwarp = true;
+  inv.rdma[0].node_type = "4: RNIC";
+  inv.rdma[0].ports[0].roce_v2 = false;
+  inv.netdevs[0].rdma_device = "siw0";
+  Config cfg = verify_config(VerifySetting::Mode::kPorts);
+  cfg.wait.push_back({WaitItem{WaitItem::Kind::kPort, RdmaSelector::named("siw0"), 1, ""},
+                      "cmdline: rd.rdma.wait=siw0/1"});
+  const Plan p = make_plan(cfg, inv);
+  for (const auto& k : kinds(p)) EXPECT_EQ(k.find("verify-port"), std::string::npos) << k;
+  EXPECT_NE(plan_text(p).find("note: verify siw0/1 (cmdline: rd.rdma.verify): an iWARP port has "
+                              "no RC loopback check"),
+            std::string::npos)
+      << plan_text(p);
+}
+
+// A RoCE port whose interface is down now (the initramfs moment on hardware) is brought up
+// and waited for before its check; the check never runs on a port nobody brought up.
+TEST(VerifyPlanner, ARocePortOnADownInterfaceIsBroughtUpAndWaitedForFirst) {
+  Inventory inv = rxe_node();
+  inv.netdevs[0].admin_up = inv.netdevs[0].carrier = false;
+  inv.rdma[0].ports[0].state = PortState::kDown;
+  const Plan p = make_plan(verify_config(VerifySetting::Mode::kPorts), inv);
+  EXPECT_EQ(kinds(p), (std::vector<std::string>{"load-module rdma_cm", "load-module ib_uverbs",
+                                                "roce-mode rxe0/1", "link-up eth0",
+                                                "wait-port rxe0/1", "verify-port rxe0/1"}))
+      << plan_text(p);
+  EXPECT_EQ(p.actions[5].after, (std::vector<size_t>{4, 1}));
+  EXPECT_EQ(p.actions[4].after, (std::vector<size_t>{3}));
+}
+
+// dracut's ip= names an interface that is not Ethernet here, on a node with an InfiniBand
+// port: ib_ipoib (no modalias) loads, whatever [modules] defer says; an Ethernet one: not.
+TEST(ModulesPlanner, AnIpoibBootNetworkLoadsIbIpoib) {
+  Inventory inv = cx3_with_port1("ib");
+  RdmaDevice d;
+  d.name = "mlx4_0";
+  d.pci = inv.pci[0].address;
+  d.driver = "mlx4_core";
+  RdmaPort port;
+  port.num = 1;
+  port.link_layer = LinkLayer::kInfiniBand;
+  d.ports.push_back(port);
+  inv.rdma.push_back(d);
+  inv.initramfs = true;
+  NetDev eno1;
+  eno1.name = "eno1";
+  eno1.type = kArphrdEther;
+  inv.netdevs.push_back(eno1);
+  for (const char* form :
+       {"ip=ib0:dhcp", "ip=10.0.0.5::10.0.0.1:255.255.0.0:node:ib0:none", "bootdev=ib0",
+        "rd.neednet=1", "ip=dhcp", "root=nfs:10.0.0.1:/srv/root"}) {
+    Config cfg;
+    cfg.modules = {{"ib_ipoib", "/etc/rdma/modules/infiniband.conf:1"}};
+    Diagnostics diag;
+    parse_cmdline(form, cfg, diag);
+    ASSERT_TRUE(diag.ok()) << form;
+    const Plan p = make_plan(cfg, inv);
+    EXPECT_TRUE(loads(p, "ib_ipoib")) << form << "\n" << plan_text(p);
+  }
+  for (const char* form :
+       {"ip=eno1:dhcp", "ip=10.0.0.5::10.0.0.1:255.255.0.0:node:eno1:none", "rd.neednet=0", ""}) {
+    Config cfg;
+    Diagnostics diag;
+    parse_cmdline(form, cfg, diag);
+    const Plan p = make_plan(cfg, inv);
+    EXPECT_FALSE(loads(p, "ib_ipoib")) << form << "\n" << plan_text(p);
+  }
+  // A node without InfiniBand: nothing to load for ip=.
+  Config cfg;
+  Diagnostics diag;
+  parse_cmdline("ip=ib0:dhcp", cfg, diag);
+  EXPECT_FALSE(loads(make_plan(cfg, rxe_node()), "ib_ipoib"));
 }
 
 }  // namespace
