@@ -1,5 +1,7 @@
 #include "provision/report/handoff.h"
 
+#include <set>
+
 #include "provision/base/json.h"
 #include "provision/base/strings.h"
 #include "provision/version.h"
@@ -50,11 +52,26 @@ std::string early_modprobe_conf(const Config& cfg) {
 }
 
 std::string rdma_rename_guard(const Config& cfg, std::string* note) {
-  if (!cfg.rdma_rename_rules || cfg.soft_links.empty()) return "";
-  // The names of our soft devices: those given, and the rxe<N>/siw<N> the plan chooses.
+  // The names of our soft devices: those given on the command line or in the files, those
+  // of the per-node table's rows (rxe=/siw=: which row is this node's is known only once
+  // the NIC is there, after this runs, so every row's), and the rxe<N>/siw<N> the plan
+  // chooses.
+  std::set<std::string> given;
+  bool any = false;
+  for (const auto& [netdev, l] : cfg.soft_links) {
+    any = true;
+    if (!l.name.empty()) given.insert(l.name);
+  }
+  for (const auto* table : {&cfg.nodes_by_mac, &cfg.nodes_by_guid}) {
+    for (const auto& [key, row] : *table) {
+      if (!row.soft) continue;
+      any = true;
+      if (!row.soft->name.empty()) given.insert(row.soft->name);
+    }
+  }
+  if (!cfg.rdma_rename_rules || !any) return "";
   std::string names = "rxe[0-9]*|siw[0-9]*";
-  for (const auto& [netdev, l] : cfg.soft_links)
-    if (!l.name.empty()) names += "|" + l.name;
+  for (const auto& n : given) names += "|" + n;
   const auto& [text, path] = *cfg.rdma_rename_rules;
   if (starts_with(path, "/etc/")) {
     if (note) {
