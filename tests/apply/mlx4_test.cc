@@ -336,6 +336,22 @@ TEST(PortType, APairTheCardDidNotTakeFailsOnTheLastWrite) {
   EXPECT_EQ(r.raw(dir + "/mlx4_port2"), "ib\n");
 }
 
+TEST(PortType, ARefusedFirstWriteOfAMixedPairIsAFailureNotStaging) {
+  // auto on port 1 and ib on port 2 of the VPI card (ib,eth now), port 1 first, on an HCA
+  // that cannot sense port types (EOPNOTSUPP for auto: mlx4/main.c __set_port_type). A
+  // card without DPDP stages only a pair of one type for the other port's write: the
+  // refusal of a mixed pair is the answer, reported after the grace retries.
+  TestRun r("cx3-vpi");
+  r.kernel.mlx4_unsupported(kVpi, 1, "auto");
+  Outcome o = execute(r.ctx, pair_action(kVpi, 1, PortType::kAuto, PortType::kIb, false));
+  EXPECT_EQ(o.kind, OutcomeKind::kFailed);
+  EXPECT_EQ(o.error.errnum, EOPNOTSUPP);
+  EXPECT_EQ(o.detail,
+            "the HCA cannot sense the port type (auto) on port 1; set ib or eth; after 3 retries");
+  EXPECT_EQ(r.kernel.writes_to(kVpiPort1), 4u);
+  EXPECT_EQ(r.raw(kVpiPort1), "ib\n");
+}
+
 TEST(PortType, WithoutTheOtherPortsWriteAPairCannotChange) {
   // Port 2 was never written (its action failed or was skipped): the card still reads
   // ib there, and mixing is refused, so port 1 cannot change either: failed, not staged.

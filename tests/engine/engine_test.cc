@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "provision/apply/apply.h"
+#include "provision/apply/modules.h"
 #include "provision/inputs/load.h"
 #include "provision/plan/node_table.h"
 #include "provision/report/handoff.h"
@@ -136,6 +137,33 @@ TEST(Engine, BothPortsOfOneCardAreTriedEvenWhenOneIsRefused) {
   EXPECT_NE(rep.outcomes[1].error.str().find("read-only"), std::string::npos)
       << rep.outcomes[1].error.str();
   EXPECT_EQ(r.file("/sys/bus/pci/devices/0000:03:00.0/mlx4_port1"), "eth");
+}
+
+TEST(Engine, ALoadWhosePrerequisiteFailedStaysOutOfALaterBatch) {
+  // mlx4_en with PFC masks loads after the port types (plan/builder.cc). Once the port
+  // write has failed, a load that needs nothing starts a parallel batch: the mlx4_en load
+  // is not taken into it but skipped with the reason.
+  const std::string dir = testing::unpack_fixture("cx3-vpi");
+  testing::FakeKernel kernel(dir);
+  kernel.fail_writes("/sys/bus/pci/devices/0000:81:00.0/mlx4_port1", EIO);
+  Plan plan;
+  plan.actions.emplace_back(SetPortType{*PciAddress::parse("0000:81:00.0"), 1, PortType::kEth},
+                            "ib", "test:1");
+  plan.actions.emplace_back(LoadModule{"ib_ipoib", "", std::nullopt}, "not loaded", "test:2");
+  Action en(LoadModule{"mlx4_en", "", PfcMasks{8, 8}}, "not loaded", "test:3");
+  en.after = {0};
+  plan.actions.push_back(en);
+  std::vector<std::string> lines;
+  Log log(vector_sink(&lines));
+  ApplyContext ctx{kernel, false, Deadline(std::chrono::seconds(5)), log};
+  const ApplyReport rep = apply_plan(plan, ctx, static_cast<ModuleBatch>(load_modules_parallel));
+  ASSERT_EQ(rep.outcomes.size(), 3u);
+  EXPECT_EQ(rep.outcomes[0].kind, OutcomeKind::kFailed);
+  // The batch of the one load that could start (skipped by the loader on a fixture root).
+  EXPECT_EQ(rep.outcomes[1].kind, OutcomeKind::kSkipped);
+  EXPECT_EQ(rep.outcomes[1].detail, "acts on the running kernel only (--root DIR)");
+  EXPECT_EQ(rep.outcomes[2].kind, OutcomeKind::kSkipped);
+  EXPECT_EQ(rep.outcomes[2].detail, "needs action 1 (port-type 0000:81:00.0 port 1), which failed");
 }
 
 TEST(Engine, NothingStartsAfterTheDeadline) {

@@ -146,6 +146,25 @@ TEST(Values, DidYouMeanOnlyForOneCloseWord) {
   EXPECT_EQ(did_you_mean("x", {"address", "route"}), "(known: address, route)");
 }
 
+TEST(Values, TheKernelsOwnNamesAreIbOrEthWithANumber) {
+  // The names the kernel gives by itself ("ib%d": ipoib_main.c ipoib_add_one; "eth%d":
+  // net/ethernet/eth.c alloc_etherdev_mqs), which the next unrenamed device takes; the
+  // prefix alone, or with more than digits, is free.
+  for (const char* own : {"ib0", "ib12", "eth0", "eth7"}) {
+    EXPECT_TRUE(is_kernel_own_name(own)) << own;
+  }
+  for (const char* free : {"ib", "eth", "ibx0", "ib0a", "eth0.8001", "fabric0"}) {
+    EXPECT_FALSE(is_kernel_own_name(free)) << free;
+  }
+  Diagnostics d;
+  EXPECT_EQ(parse_new_ifname("ib", "here", d), std::optional<std::string>("ib"));
+  EXPECT_FALSE(parse_new_ifname("ib3", "here", d));
+  ASSERT_EQ(d.errors.size(), 1u);
+  EXPECT_EQ(d.errors[0].what,
+            "interface name 'ib3' is of the kernel's own ib<N> form and would collide with an "
+            "unrenamed device");
+}
+
 TEST(Values, WaitListKeepsOnlyGoodTargets) {
   Config cfg;
   Diagnostics d;

@@ -336,6 +336,23 @@ TEST(RocePlanner, ThePortSettingWinsOverTheDevicesAndTheDevicesOverStar) {
   EXPECT_EQ(tos_writes(make_plan(cfg, inv)), Writes{"rocep129s0/2 40 (test:21)"});
 }
 
+TEST(RocePlanner, DefaultsThePortShowsAlreadyAreNotWrittenAgain) {
+  // The rdma_cm configfs group an earlier run left shows RoCE v2 and ToS 106: a run with
+  // everything in place writes nothing.
+  Inventory inv = roce_port(true, true);
+  inv.rdma[0].ports[0].cm_roce_mode = "RoCE v2";
+  inv.rdma[0].ports[0].cm_roce_tos = "106";
+  Config cfg = roce_v2("mlx4_0");
+  cfg.roce[{RdmaSelector::named("mlx4_0"), 2}].tos = Sourced<unsigned>{106, "test:3"};
+  const Plan same = make_plan(cfg, inv);
+  EXPECT_TRUE(same.actions.empty()) << plan_text(same);
+  // Another ToS shown: the ToS is written, the mode left as it is.
+  inv.rdma[0].ports[0].cm_roce_tos = "0";
+  const Plan p = make_plan(cfg, inv);
+  EXPECT_EQ(tos_writes(p), std::vector<std::string>{"mlx4_0/2 106 (test:3)"});
+  EXPECT_EQ(p.actions.size(), 1u) << plan_text(p);
+}
+
 TEST(IpoibPlanner, ADatagramMtuAbove4092IsInvalidOnAnyMachine) {
   Config cfg;
   cfg.ipoib["ib0"].mode = Sourced<IpoibMode>{IpoibMode::kDatagram, "test:4"};
@@ -370,6 +387,71 @@ TEST(IpoibPlanner, TheMtuIsCheckedAgainstTheIbMtuThisPlanSets) {
   ASSERT_EQ(p.diag.errors.size(), 1u) << plan_text(p);
   EXPECT_EQ(p.diag.errors[0].str(),
             "test:7: MTU 4092 of ib0 exceeds 2044 for datagram mode (IB link MTU 2048 - 4)");
+}
+
+// An Ethernet interface of the inventory.
+NetDev ethernet(const std::string& name, int ifindex, const std::string& mac, bool up) {
+  NetDev n;
+  n.name = name;
+  n.ifindex = ifindex;
+  n.iflink = ifindex;
+  n.type = kArphrdEther;
+  n.address = *HwAddress::parse(mac);
+  n.admin_up = up;
+  n.carrier = up;
+  return n;
+}
+
+TEST(NetworkPlanner, AddressesFollowTheLinkUpAndRoutesTheAddresses) {
+  // Each step needs the one before it: an address on a link that did not come up, or a
+  // route through a gateway whose subnet was never added (ENETUNREACH), is skipped with
+  // the reason instead of failing on its own.
+  Inventory inv;
+  inv.netdevs.push_back(ethernet("eth1", 3, "52:54:00:77:00:05", false));
+  Config cfg;
+  cfg.addresses["eth1"] = {{*IpPrefix::parse("10.77.0.5/24"), "test:30"},
+                           {*IpPrefix::parse("fd00::5/64"), "test:31"}};
+  cfg.routes["eth1"] = {{std::nullopt, *IpAddress::parse("10.77.0.1"), "test:32"}};
+  const Plan p = make_plan(cfg, inv);
+  ASSERT_EQ(p.actions.size(), 4u) << plan_text(p);
+  EXPECT_EQ(p.actions[0].kind(), ActionKind::kLinkUp);
+  EXPECT_EQ(p.actions[1].kind(), ActionKind::kAddAddress);
+  EXPECT_EQ(p.actions[1].after, std::vector<size_t>{0});
+  EXPECT_EQ(p.actions[2].kind(), ActionKind::kAddAddress);
+  EXPECT_EQ(p.actions[2].after, std::vector<size_t>{0});
+  EXPECT_EQ(p.actions[3].kind(), ActionKind::kAddRoute);
+  EXPECT_EQ(p.actions[3].after, std::vector<size_t>{2});
+}
+
+TEST(SoftLinksPlanner, AChosenNameIsOneNoDeviceHasYet) {
+  // rxe0 sits on eth0; a Soft-RoCE link on eth1 without a name is rxe1 (rxe0 again would
+  // be refused by the kernel: EEXIST).
+  Inventory inv;
+  RdmaDevice rxe;
+  rxe.name = "rxe0";
+  rxe.parent_netdev = "eth0";
+  RdmaPort port;
+  port.num = 1;
+  port.state = PortState::kActive;
+  port.link_layer = LinkLayer::kEthernet;
+  port.roce_v2 = true;
+  port.netdev = "eth0";
+  rxe.ports.push_back(port);
+  inv.rdma.push_back(rxe);
+  inv.netdevs.push_back(ethernet("eth0", 2, "52:54:00:77:00:01", true));
+  inv.netdevs.push_back(ethernet("eth1", 3, "52:54:00:77:00:02", true));
+  inv.netdevs[0].rdma_device = "rxe0";
+  inv.netdevs[0].rdma_port = 1;
+  inv.modules = {"ib_core", "rdma_rxe"};
+  Config cfg;
+  cfg.soft_links["eth1"] = SoftLink{SoftKind::kRxe, "", "test:40"};
+  const Plan p = make_plan(cfg, inv);
+  std::vector<std::string> links;
+  for (const auto& a : p.actions) {
+    if (a.kind() != ActionKind::kCreateSoftLink) continue;
+    links.push_back(a.get<CreateSoftLink>().name + " on " + a.get<CreateSoftLink>().netdev);
+  }
+  EXPECT_EQ(links, std::vector<std::string>{"rxe1 on eth1"}) << plan_text(p);
 }
 
 TEST(WaitsPlanner, NoneCancelsTheWaitsBeforeIt) {

@@ -122,22 +122,31 @@ TEST(Metrics, LabelValuesAreEscapedAsTheFormatSays) {
   EXPECT_EQ(value_of(samples, "rdma_provision_port_state", {{"device", d.name}}), 4);
 }
 
-// rd.rdma.verify's checks, one sample each: 1 passed, 0 failed (or skipped).
+// rd.rdma.verify's checks, one sample each: 1 passed, 0 failed, skipped or timed out.
 TEST(Metrics, EachDataPathCheckIsASample) {
   Plan plan;
   plan.actions.emplace_back(VerifyPort{"rxe0", 1, RoceMode::kV2}, "not verified", "cmdline");
   plan.actions.emplace_back(VerifyPeer{*IpAddress::parse("10.77.0.1"), 7472}, "not verified",
                             "cmdline");
+  plan.actions.emplace_back(VerifyPort{"rxe1", 1, RoceMode::kV2}, "not verified", "cmdline");
+  plan.actions.emplace_back(VerifyPort{"rxe2", 1, RoceMode::kV2}, "not verified", "cmdline");
   ApplyReport report;
   report.outcomes = {Outcome::done("GID ::ffff:10.77.0.2"),
-                     Outcome::failed(make_error("10.77.0.1:7472: connect", "rejected"))};
-  report.done = report.failed = 1;
+                     Outcome::failed(make_error("10.77.0.1:7472: connect", "rejected")),
+                     Outcome::skipped("needs action 1, which failed"),
+                     Outcome::timed_out(make_error("rxe2/1", "not ACTIVE"))};
+  report.done = report.failed = report.skipped = report.timed_out = 1;
   auto samples = read_exposition(metrics_text(1, Config{}, plan, &report, Inventory{}, 1700000000));
   EXPECT_EQ(value_of(samples, "rdma_provision_verify", {{"check", "port"}, {"object", "rxe0/1"}}),
             1);
   EXPECT_EQ(
       value_of(samples, "rdma_provision_verify", {{"check", "peer"}, {"object", "10.77.0.1:7472"}}),
       0);
+  // A check that was skipped or ran out of time did not pass.
+  EXPECT_EQ(value_of(samples, "rdma_provision_verify", {{"check", "port"}, {"object", "rxe1/1"}}),
+            0);
+  EXPECT_EQ(value_of(samples, "rdma_provision_verify", {{"check", "port"}, {"object", "rxe2/1"}}),
+            0);
 }
 
 // The binary on a fixture: every family, the run's figures, and the file replaced whole.

@@ -87,6 +87,23 @@ TEST(StateEnv, AfterApplyGivesExitCodeSummaryCountsAndErrors) {
   EXPECT_EQ(sourced(env, "RP_NAMES"), "fabric0 storage0");
 }
 
+TEST(StateJson, TheErrorOfEveryFailedOrTimedOutActionIsRecorded) {
+  // The real root's service reads why the early run did not finish from state.json.
+  Config cfg;
+  Plan plan =
+      plan_of({Action{LinkUp{"fabric0"}, "down", "y"}, Action{WaitPort{"rxe0", 1}, "DOWN", "z"},
+               Action{SetRoceTos{"rxe0", 1, 106}, "0", "x"}});
+  ApplyReport r;
+  r.outcomes = {Outcome::done(), Outcome::timed_out(make_error("rxe0/1", "not ACTIVE")),
+                Outcome::failed(make_error("rxe0/1 default_roce_tos", "refused"))};
+  r.done = r.timed_out = r.failed = 1;
+  const std::string json = state_json(cfg, plan, &r);
+  EXPECT_NE(json.find("\"error\": \"rxe0/1: not ACTIVE\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"error\": \"rxe0/1 default_roce_tos: refused\""), std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"error\": null"), std::string::npos) << json;  // the done one
+}
+
 TEST(StateEnv, DisabledHasNoExitCodeAndSaysSo) {
   Config cfg;
   Plan plan;
