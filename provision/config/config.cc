@@ -95,6 +95,27 @@ const NodeEntry* Config::node_entry(const HwKey& k) const {
   return it == table.end() ? nullptr : &it->second;
 }
 
+std::string Config::row_name(const NodeEntry& e) const {
+  if (e.name.empty()) return "";
+  for (const auto& [name, key] : names) {
+    if (key.value == e.key) return name == e.name ? name : "";  // named otherwise
+  }
+  return names.count(e.name) ? "" : e.name;  // the name is another interface's
+}
+
+void check_node_table_names(const Config& cfg, Diagnostics& diag) {
+  for (const auto* table : {&cfg.nodes_by_mac, &cfg.nodes_by_guid}) {
+    for (const auto& [k, row] : *table) {
+      auto it = row.name.empty() ? cfg.names.end() : cfg.names.find(row.name);
+      if (it == cfg.names.end() || it->second.value == row.key) continue;
+      diag.warn(row.source, "the node table gives " + row.name + " to " + row.key.str() + ", and " +
+                                it->second.source + " gives it to " + it->second.value.str() +
+                                ": " + row.key.str() +
+                                " is not named by the table (the explicit name wins)");
+    }
+  }
+}
+
 void add_module(Config& cfg, std::string name, std::string source) {
   for (const auto& m : cfg.modules)
     if (m.value == name) return;

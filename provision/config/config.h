@@ -229,6 +229,11 @@ struct Config {
   std::string node_table_unmatched;
 
   const NodeEntry* node_entry(const HwKey& k) const;
+  // The name a node-table row gives its interface, or "": none when an explicit name
+  // (files or command line) names that interface otherwise, or gives the row's name to
+  // another interface. The one answer for the plan (plan/node_table.cc) and udev-name
+  // (report/handoff.cc).
+  std::string row_name(const NodeEntry& e) const;
 };
 
 // Problems found while reading inputs. Errors make the whole input invalid (nothing is
@@ -247,5 +252,9 @@ struct Diagnostics {
 
 // Adds a module request once (keeps the first source).
 void add_module(Config& cfg, std::string name, std::string source);
+
+// Rows whose name an explicit name gives to another interface: a warning naming both
+// (two interfaces would be asked for one name; the explicit name wins).
+void check_node_table_names(const Config& cfg, Diagnostics& diag);
 
 }  // namespace rp

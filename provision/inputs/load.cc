@@ -175,6 +175,7 @@ Inputs load_inputs(const Root& root, const InputOptions& opt) {
   }
   leave_ib_pkey_to_networkmanager(root, in);
   check_nm_generator(root, in);
+  check_node_table_names(in.config, in.diag);
   return in;
 }
 

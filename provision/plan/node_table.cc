@@ -24,17 +24,13 @@ void resolve_node_table(const Inventory& inv, Config& cfg) {
     matched = true;
     const std::string src = e->source + " (node table)";
     std::string ifname = n.name;
-    bool named_elsewhere = false;
     for (const auto& [name, key] : cfg.names) {
-      if (key.value == e->key) {
-        named_elsewhere = true;
-        ifname = name;  // an explicit name wins over the row's
-      }
+      if (key.value == e->key) ifname = name;  // an explicit name wins over the row's
     }
     // The row's name, unless the interface is named otherwise or the name is taken.
-    if (!e->name.empty() && !named_elsewhere && !cfg.names.count(e->name)) {
-      cfg.names[e->name] = {e->key, src};
-      ifname = e->name;
+    if (const std::string row = cfg.row_name(*e); !row.empty() && !cfg.names.count(row)) {
+      cfg.names[row] = {e->key, src};
+      ifname = row;
     }
     if (e->mode || e->mtu) {
       auto& ip = cfg.ipoib[ifname];

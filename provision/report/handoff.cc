@@ -106,7 +106,7 @@ std::string configured_name(const Config& cfg, const HwAddress& address) {
   for (const auto& [name, k] : cfg.names)
     if (k.value == *key) return name;
   const NodeEntry* e = cfg.node_entry(*key);
-  return e ? e->name : "";
+  return e ? cfg.row_name(*e) : "";
 }
 
 std::string state_json(const Config& cfg, const Plan& plan, const ApplyReport* report) {

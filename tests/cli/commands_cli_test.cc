@@ -248,6 +248,31 @@ TEST(UdevRulesCli, APerNodeTableReachesTheEarlyRulesThroughUdevName) {
   EXPECT_EQ(st, 2);
 }
 
+// A row gives fabric0 to NIC A while rd.rdma.name gives it to NIC B: one answer for the
+// early rules and the plan (NIC B is fabric0, NIC A keeps udev's name), and `check` names
+// both sources (#29 item 2).
+TEST(UdevRulesCli, ANodeTableNameTheCommandLineGivesToAnotherNicIsNotGivenTwice) {
+  std::string root = testing::unpack_fixture("rxe-virtio");
+  testing::run("mkdir -p " + root +
+               "/etc/rdma-provision && printf '[nodes]\\n52:54:00:77:00:02 name=fabric0\\n' > " +
+               root + "/etc/rdma-provision/rdma-provision.conf");
+  const std::string cmdline = " --cmdline-string 'rd.rdma.name=fabric0:52:54:00:77:00:09' ";
+  int st = -1;
+  const std::string ask = testing::tool_binary() + " udev-name --root " + root + cmdline;
+  EXPECT_EQ(testing::run(ask + "--address 52:54:00:77:00:02", &st), "");
+  EXPECT_EQ(st, 0);
+  EXPECT_EQ(testing::run(ask + "--address 52:54:00:77:00:09", &st),
+            "RDMA_PROVISION_NAME=fabric0\n");
+  const std::string check =
+      testing::run(testing::tool_binary() + " check --root " + root + cmdline + "2>&1", &st);
+  EXPECT_NE(check.find("/etc/rdma-provision/rdma-provision.conf:2: the node table gives fabric0 "
+                       "to 52:54:00:77:00:02, and cmdline: rd.rdma.name=fabric0:52:54:00:77:00:09 "
+                       "gives it to 52:54:00:77:00:09: 52:54:00:77:00:02 is not named by the "
+                       "table (the explicit name wins)"),
+            std::string::npos)
+      << check;
+}
+
 TEST(UdevRulesCli, StateEnvOfInvalidInputSaysRequiredAndTheErrors) {
   std::string root = testing::unpack_fixture("rxe-virtio");
   const std::string env = testing::temp_dir("early") + "/state.env";
