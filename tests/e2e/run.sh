@@ -21,7 +21,8 @@ W=${E2E_WORK:-$E2E/work}
 
 SCENARIOS=(1-shell-init 2-systemd-init 3-bad-parameter 4-server-absent 5-disabled 6-roce-v1 7-with-50rdma 8-netlink-requests
     9-binary-fault 10-broken-config 11-port-inactive 12-rd-break 13-pxe 14-dhcp
-    15-network-manager 16-verify-peer 17-verify-no-listener 18-dracut-ng 19-nm-no-generator image)
+    15-network-manager 16-verify-peer 17-verify-no-listener 18-dracut-ng 19-nm-no-generator
+    20-hca-standin image)
 declare -A NEEDS=(  # images each one needs
     [1-shell-init]="server client-shell" [2-systemd-init]="server client-systemd"
     [3-bad-parameter]="server client-shell" [4-server-absent]="client-shell"
@@ -34,6 +35,7 @@ declare -A NEEDS=(  # images each one needs
     [16-verify-peer]="server client-shell" [17-verify-no-listener]="server client-shell"
     [18-dracut-ng]="server client-ng-shell client-ng-systemd"
     [19-nm-no-generator]="server client-systemd-nm-nogen"
+    [20-hca-standin]="server client-shell-fault"
     [image]="client-shell client-systemd client-shell-without client-shell-rdma-core"
 )
 
@@ -705,6 +707,26 @@ scenario_image() {
         done
         check_true "$([[ -z $added_by_lists ]]; echo $?)" "rdma_provision_rdma_core=yes: the lists add no module to the image (deferred to the real root:${deferred:- none})${added_by_lists:+ (added:$added_by_lists)}"
     fi
+}
+
+scenario_20-hca-standin() {
+    # A hardware stand-in (e2e-fault.sh, e2e.hca=): the RDMA device is registered before
+    # apply on a link that is down, as an HCA driver registers it at probe, and its port
+    # is DOWN. No soft-link setting: the configuration only waits for and checks that
+    # port. The plan brings the link up before the wait, the port becomes ACTIVE, the
+    # loopback check passes, and the root comes over NFS/RDMA.
+    local log=$RUN_DIR/client.log
+    boot_pair yes client-shell-fault \
+        "$BOOT $ROOT_RDMA $IP_NIC rd.rdma.roce=rxe0/1:v2:106 rd.rdma.name=$NIC:$CLI_MAC rd.rdma.wait=rxe0/1 rd.rdma.verify=ports rd.rdma.required=1 e2e.hca=$NIC" 300
+    check_line "$log" "E2E-HCA: rxe0 on $NIC, link down: 1: DOWN" "the stand-in device is registered on a down link, its port DOWN"
+    check_line "$log" "rdma-provision: done +link-up +$NIC: down -> up" \
+        "the plan brought the port's interface up"
+    check_line "$log" 'rdma-provision: done +wait-port +rxe0/1: DOWN \(fabric0 down\) -> ACTIVE' \
+        "the wait saw the port DOWN with its link down, and ACTIVE once the link was up"
+    check_order "$log" "rdma-provision: done +link-up +$NIC" 'rdma-provision: done +wait-port +rxe0/1' "link-up before the wait"
+    check_line "$log" 'rdma-provision: done +verify-port +rxe0/1: .*RDMA WRITE of [0-9]+ bytes checked' \
+        "the port was loopback-checked once ACTIVE"
+    client_booted_checks
 }
 
 # ---------------------------------------------------------------- main

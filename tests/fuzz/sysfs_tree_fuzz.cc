@@ -1,8 +1,8 @@
 // Fuzz target: discovery's sysfs attribute readers (provision/inventory/sysfs.cc
-// discover_sysfs, discover_sysfs_netdevs, enrich_netdevs) over a tree of the kernel's shape whose
-// attribute contents are the fuzzer's bytes. The input is split at NUL bytes, one piece per
-// attribute in kFiles' order; a piece that is the single byte 0x01 removes the file (an
-// attribute this kernel or driver does not have). Whatever the files hold, discovery must
+// discover_sysfs, discover_sysfs_netdevs, enrich_netdevs, discover_presence) over a tree of the
+// kernel's shape whose attribute contents are the fuzzer's bytes. The input is split at NUL bytes,
+// one piece per attribute in kFiles' order; a piece that is the single byte 0x01 removes the file
+// (an attribute this kernel or driver does not have). Whatever the files hold, discovery must
 // neither crash nor leak, and what it reports must be consistent with the tree's shape.
 //
 // The shape, with the kernel function that makes each part:
@@ -164,6 +164,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     rp::discover_sysfs(root, inv, detail);
     rp::discover_sysfs_netdevs(root, inv, detail);
     rp::enrich_netdevs(root, inv);
+    rp::discover_presence(root, inv);
     // The tree has two RDMA devices, one PCI function with mlx4 port files and three
     // netdevs whatever the attributes hold; ports come from directory names, in order.
     if (inv.rdma.size() != 2 || inv.netdevs.size() != 3) std::abort();

@@ -21,6 +21,6 @@ install() {
     if [[ ${e2e_fault_wrapper:-} == yes ]]; then
         mv "$initdir/usr/sbin/rdma-provision" "$initdir/usr/sbin/rdma-provision.real"
         inst_simple "$moddir/e2e-fault.sh" /usr/sbin/rdma-provision
-        inst_multiple sleep
+        inst_multiple sleep sed ip
     fi
 }
