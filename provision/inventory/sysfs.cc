@@ -205,7 +205,9 @@ void enrich_netdevs(const Root& root, Inventory& inv) {
   // PCI function -> its RDMA device ("" when it has several).
   std::map<std::string, std::string> rdma_on_pci;
   for (const auto& d : inv.rdma) {
-    if (!d.pci) continue;
+    // A soft device's device link names its netdev's PCI function too (siw_main.c
+    // siw_device_create): it is not the HCA's, and must not hide the HCA's device.
+    if (!d.pci || d.soft_iwarp || !d.parent_netdev.empty()) continue;
     auto [it, fresh] = rdma_on_pci.emplace(d.pci->str(), d.name);
     if (!fresh) it->second.clear();
   }

@@ -302,5 +302,26 @@ TEST(Discover, IwarpIsKnownByNodeType) {
   EXPECT_EQ(cx5.rdma[0].node_type, "1: CA");
 }
 
+// Soft-iWARP on the Ethernet port of a VPI card sits on the card's PCI function (its
+// device link, siw_main.c siw_device_create): ib0 stays the HCA's.
+TEST(Discover, ASoftDeviceOnTheCardsFunctionDoesNotHideTheHcasDevice) {
+  const std::string dir = testing::unpack_fixture("cx3-vpi");
+  const std::string pci = dir + "/sys/devices/pci0000:81/0000:80:03.0/0000:81:00.0";
+  ASSERT_TRUE(std::filesystem::is_directory(pci));
+  std::filesystem::create_directories(pci + "/infiniband/siw0/ports/1");
+  std::ofstream(pci + "/infiniband/siw0/node_desc") << "Software iWARP stack\n";
+  std::ofstream(pci + "/infiniband/siw0/node_type") << "4: RNIC\n";
+  std::filesystem::create_directory_symlink("../../../0000:81:00.0",
+                                            pci + "/infiniband/siw0/device");
+  std::filesystem::create_directory_symlink(pci + "/infiniband/siw0",
+                                            dir + "/sys/class/infiniband/siw0");
+  Inventory inv = discover(Root(dir));
+  ASSERT_TRUE(inv.find_rdma("siw0"));
+  const NetDev* ib0 = inv.find_netdev("ib0");
+  ASSERT_TRUE(ib0);
+  EXPECT_EQ(ib0->rdma_device, "mlx4_0");
+  EXPECT_EQ(ib0->rdma_port, 1u);
+}
+
 }  // namespace
 }  // namespace rp
