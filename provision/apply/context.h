@@ -47,10 +47,10 @@ Outcome exec_address(ApplyContext& ctx, const Action& a, const AddAddress& p);
 Outcome exec_route(ApplyContext& ctx, const Action& a, const AddRoute& p);
 Outcome exec_wait_link(ApplyContext& ctx, const Action& a, const WaitLink& p);
 
-// The interface under a RoCE port (apply/wait_port.cc): the kernel's netdev of its first
-// GID (core/sysfs.c print_ndev), else the soft device's parent (rxe_verbs.c parent_show);
-// "" for an InfiniBand port or when none is known.
-std::string roce_port_netdev(FileOps& files, const std::string& device, unsigned port);
+// What keeps a RoCE port's link down (apply/wait_port.cc), or "" when nothing known does
+// (an InfiniBand port; its interface unknown or up with carrier): "ens1f1np1 under it is
+// administratively down (...)" or "... is up but has no carrier: no link (...)".
+std::string roce_link_down(FileOps& files, const std::string& device, unsigned port);
 
 // libibverbs and librdmacm: the data path tried (apply/verify.cc)
 Outcome exec_verify_port(ApplyContext& ctx, const Action& a, const VerifyPort& p);

@@ -22,14 +22,10 @@ std::chrono::steady_clock::time_point until(const ApplyContext& ctx) {
 Outcome exec_verify_port(ApplyContext& ctx, const Action&, const VerifyPort& p) {
   if (!ctx.live) return Outcome::skipped("needs the running kernel (--root is not /)");
   // Never a loopback over a RoCE port whose interface has no link: it could only fail
-  // in the verbs layer, far from the cause (net-sysfs.c carrier_show: 0 while up without
-  // carrier).
-  if (const std::string netdev = roce_port_netdev(ctx.files, p.device, p.port); !netdev.empty()) {
-    if (ctx.files.read("/sys/class/net/" + netdev + "/carrier").value_or("") != "1") {
-      return Outcome::failed(
-          make_error(p.device + "/" + std::to_string(p.port),
-                     "not checked: " + netdev + " under it is down or has no carrier (no link)"));
-    }
+  // in the verbs layer, far from the cause.
+  if (const std::string down = roce_link_down(ctx.files, p.device, p.port); !down.empty()) {
+    return Outcome::failed(
+        make_error(p.device + "/" + std::to_string(p.port), "not checked: " + down));
   }
   LoopbackCheck c{p.device, p.port,
                   p.mode && *p.mode == RoceMode::kV1 ? GidType::kRoceV1 : GidType::kRoceV2,

@@ -28,28 +28,15 @@ std::string seconds_text(Clock::duration d) {
   return buf;
 }
 
-std::string roce_netdev(ApplyContext& ctx, const WaitPort& a, const std::string&) {
-  return roce_port_netdev(ctx.files, a.device, a.port);
-}
-
-// Why the interface under a RoCE port keeps it DOWN, or "": on hardware the port follows
-// the netdev (mlx5_query_port_roce, mlx4 eth_link_query_port: ACTIVE only while it is
-// running with carrier). Administratively down (IFF_UP clear in `flags`) and up without
-// carrier (net-sysfs.c carrier_show reads 0; it is EINVAL while the link is down) read
-// the same in the port's files; the interface tells them apart.
-std::string netdev_keeps_down(ApplyContext& ctx, const std::string& netdev) {
-  if (netdev.empty()) return "";
-  auto flags = ctx.files.read("/sys/class/net/" + netdev + "/flags");
-  if (!flags) return "";
-  if ((parse_hex(*flags).value_or(0) & 0x1) == 0) {
-    return ": " + netdev + " under it is administratively down (a RoCE port is ACTIVE only " +
-           "while its interface is up with carrier)";
-  }
-  if (ctx.files.read("/sys/class/net/" + netdev + "/carrier").value_or("") == "0") {
-    return ": " + netdev +
-           " under it is up but has no carrier: no link (cable, switch port, or the peer is down)";
-  }
-  return "";
+// The interface under a RoCE port: the kernel's netdev of its first GID (core/sysfs.c
+// print_ndev), else the soft device's parent (rxe_verbs.c parent_show); "" for an
+// InfiniBand port or none.
+std::string roce_port_netdev(FileOps& files, const std::string& device, unsigned port) {
+  const std::string port_dir = "/sys/class/infiniband/" + device + "/ports/" + std::to_string(port);
+  auto ll = files.read(port_dir + "/link_layer");
+  if (!ll || parse_link_layer(*ll) != LinkLayer::kEthernet) return "";
+  if (auto n = files.read(port_dir + "/gid_attrs/ndevs/0"); n && !n->empty()) return *n;
+  return files.read("/sys/class/infiniband/" + device + "/parent").value_or("");
 }
 
 std::string why_not_active(ApplyContext& ctx, const WaitPort& a, std::optional<PortState> state,
@@ -74,8 +61,8 @@ std::string why_not_active(ApplyContext& ctx, const WaitPort& a, std::optional<P
   const std::string is = name + " is " + std::string(to_string(*state));
   switch (*state) {
     case PortState::kDown:
-      if (auto why = netdev_keeps_down(ctx, roce_netdev(ctx, a, port_dir)); !why.empty()) {
-        return is + why;
+      if (auto why = roce_link_down(ctx.files, a.device, a.port); !why.empty()) {
+        return is + ": " + why;
       }
       return is + ": no link (cable, switch port, or the peer is down)";
     case PortState::kInit: {
@@ -94,12 +81,24 @@ std::string why_not_active(ApplyContext& ctx, const WaitPort& a, std::optional<P
 
 }  // namespace
 
-std::string roce_port_netdev(FileOps& files, const std::string& device, unsigned port) {
-  const std::string port_dir = "/sys/class/infiniband/" + device + "/ports/" + std::to_string(port);
-  auto ll = files.read(port_dir + "/link_layer");
-  if (!ll || parse_link_layer(*ll) != LinkLayer::kEthernet) return "";
-  if (auto n = files.read(port_dir + "/gid_attrs/ndevs/0"); n && !n->empty()) return *n;
-  return files.read("/sys/class/infiniband/" + device + "/parent").value_or("");
+// On hardware the port follows the netdev (mlx5_query_port_roce, mlx4 eth_link_query_port:
+// ACTIVE only while it is running with carrier). Administratively down (IFF_UP clear in
+// `flags`) and up without carrier (net-sysfs.c carrier_show reads 0; it is EINVAL while the
+// link is down) read the same in the port's files; the interface tells them apart.
+std::string roce_link_down(FileOps& files, const std::string& device, unsigned port) {
+  const std::string netdev = roce_port_netdev(files, device, port);
+  if (netdev.empty()) return "";
+  auto flags = files.read("/sys/class/net/" + netdev + "/flags");
+  if (!flags) return "";
+  if ((parse_hex(*flags).value_or(0) & 0x1) == 0) {
+    return netdev + " under it is administratively down (a RoCE port is ACTIVE only " +
+           "while its interface is up with carrier)";
+  }
+  if (files.read("/sys/class/net/" + netdev + "/carrier").value_or("") == "0") {
+    return netdev +
+           " under it is up but has no carrier: no link (cable, switch port, or the peer is down)";
+  }
+  return "";
 }
 
 Outcome exec_wait_port(ApplyContext& ctx, const Action&, const WaitPort& a) {
@@ -118,7 +117,7 @@ Outcome exec_wait_port(ApplyContext& ctx, const Action&, const WaitPort& a) {
     read_error = s ? std::nullopt : std::optional<Error>(s.error());
     no_carrier.clear();
     if (last != PortState::kActive) return false;
-    if (!netdev) netdev = roce_netdev(ctx, a, port_dir);
+    if (!netdev) netdev = roce_port_netdev(ctx.files, a.device, a.port);
     if (!netdev->empty() &&
         ctx.files.read("/sys/class/net/" + *netdev + "/carrier").value_or("") == "0") {
       no_carrier = *netdev;

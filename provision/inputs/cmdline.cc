@@ -82,6 +82,8 @@ void read_root(const Arg& a) {
 // addresses are in brackets. Read only for the interface: dracut owns the rest, so
 // nothing here is ever an error.
 void read_ip(const Arg& a) {
+  // "off" / "none" alone configure nothing (net-lib.sh ip_to_var: no autoconf).
+  if (a.value() == "off" || a.value() == "none") return;
   boot_network(a);
   std::vector<std::string> f(1);
   int depth = 0;

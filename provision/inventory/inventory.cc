@@ -22,6 +22,18 @@ bool Inventory::module_loaded(const std::string& name) const {
   return std::binary_search(modules.begin(), modules.end(), name) || shown_present.count(name);
 }
 
-bool RdmaDevice::iwarp() const { return soft_iwarp || node_type == "4: RNIC"; }
+bool RdmaDevice::iwarp() const {
+  if (soft_iwarp || node_type == "4: RNIC") return true;
+  if (!node_type.empty()) return false;
+  for (const auto& p : ports)
+    if (p.link_layer == LinkLayer::kEthernet && !p.roce_v1 && !p.roce_v2) return true;
+  return false;
+}
+
+const RdmaPort* RdmaDevice::port(unsigned num) const {
+  for (const auto& p : ports)
+    if (p.num == num) return &p;
+  return nullptr;
+}
 
 }  // namespace rp

@@ -54,9 +54,10 @@ struct RdmaDevice {
   std::vector<RdmaPort> ports;
   bool seen_by_verbs = false;
   // An iWARP device: node type RNIC (RDMA_NODE_RNIC, core/sysfs.c node_type_show prints
-  // "4: RNIC" for siw, iw_cxgb4 and irdma in iWARP mode). Its Ethernet ports have no RoCE
-  // GIDs and no RoCE modes.
+  // "4: RNIC" for siw, iw_cxgb4 and irdma in iWARP mode); where the node type is unknown,
+  // an Ethernet port whose GID table has no RoCE type. Its ports have no RoCE modes.
   bool iwarp() const;
+  const RdmaPort* port(unsigned num) const;  // nullptr when the device has no such port
 };
 
 // An mlx4 port-type file of a PCI function: /sys/bus/pci/devices/<bdf>/mlx4_port<N>.

@@ -1,14 +1,12 @@
 #include "provision/kernel/rdma_check.h"
 
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <endian.h>
 #include <fcntl.h>
 #include <infiniband/verbs.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <rdma/rdma_cma.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -18,6 +16,7 @@
 #include <memory>
 
 #include "provision/base/drivers.h"
+#include "provision/base/root.h"
 #include "provision/kernel/verbs.h"
 
 namespace rp {
@@ -246,40 +245,21 @@ Status connect_rc(ibv_qp* qp, uint32_t remote, unsigned port, ibv_mtu mtu, const
 // lists it only when a provider of this binary claims it (verbs_find_device): the
 // providers built in are mlx4, mlx5, rxe and siw (@rdma_core, RDMA_STATIC_PROVIDERS).
 std::string why_not_listed(const std::string& name) {
-  auto read = [](const std::string& path) {
-    std::string text;
-    if (FILE* f = std::fopen(path.c_str(), "re")) {
-      char buf[256];
-      if (std::fgets(buf, sizeof buf, f)) text = buf;
-      std::fclose(f);
-    }
-    while (!text.empty() && text.back() == '\n') text.pop_back();
-    return text;
-  };
+  const Root live("/");
   const std::string dev = "/sys/class/infiniband/" + name;
-  if (access(dev.c_str(), F_OK) != 0) return "no such RDMA device";
+  if (!live.exists(dev)) return "no such RDMA device";
   bool uverbs = false;
-  if (DIR* d = opendir("/sys/class/infiniband_verbs")) {
-    while (dirent* e = readdir(d)) {
-      if (std::strncmp(e->d_name, "uverbs", 6) == 0 &&
-          read(std::string("/sys/class/infiniband_verbs/") + e->d_name + "/ibdev") == name)
-        uverbs = true;
-    }
-    closedir(d);
+  for (const auto& u : live.list("/sys/class/infiniband_verbs")) {
+    uverbs |= live.read_or("/sys/class/infiniband_verbs/" + u + "/ibdev", "") == name;
   }
-  if (!uverbs)
+  if (!uverbs) {
     return "libibverbs has no such device: ib_uverbs is not loaded, or has no "
            "/sys/class/infiniband_verbs/uverbs* for it";
-  // The RDMA driver: a NIC driver's RDMA side (bnxt_en -> bnxt_re), else the device's own.
-  std::string driver;
-  char target[512];
-  const ssize_t n = readlink((dev + "/device/driver").c_str(), target, sizeof target - 1);
-  if (n > 0) {
-    target[n] = '\0';
-    driver = std::strrchr(target, '/') ? std::strrchr(target, '/') + 1 : target;
-    if (auto rdma = rdma_driver_for(driver)) driver = std::string(*rdma);
   }
-  return "no libibverbs provider for " + (driver.empty() ? name : driver) +
+  // The RDMA driver: a NIC driver's RDMA side (bnxt_en -> bnxt_re), else the device's own.
+  std::string driver = live.link_basename(dev + "/device/driver").value_or(name);
+  if (auto rdma = rdma_driver_for(driver)) driver = std::string(*rdma);
+  return "no libibverbs provider for " + driver +
          " in this binary (it has mlx4, mlx5, rxe and siw): the data path cannot be checked "
          "from here";
 }

@@ -66,8 +66,7 @@ Technologies technologies(const PlanBuilder& b) {
     t.any = true;
     t.opa |= d.driver == "hfi1";
     for (const auto& p : d.ports) {
-      // iWARP by node type; without one, by a GID table without RoCE types.
-      const bool iw = d.iwarp() || (d.node_type.empty() && !p.roce_v1 && !p.roce_v2);
+      const bool iw = d.iwarp();
       t.infiniband |= p.link_layer == LinkLayer::kInfiniBand && d.driver != "hfi1";
       t.roce |= p.link_layer == LinkLayer::kEthernet && !iw;
       t.iwarp |= p.link_layer == LinkLayer::kEthernet && iw;

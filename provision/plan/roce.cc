@@ -28,7 +28,9 @@ std::vector<std::pair<PortKey, PortRef>> roce_ports(PlanBuilder& b, const RdmaSe
     for (const auto& p : d->ports) {
       if (p.link_layer != LinkLayer::kEthernet) continue;
       if ((port && p.num != port) || (only && p.num != only)) continue;
-      if (d->iwarp() || (!p.roce_v1 && !p.roce_v2)) continue;  // iWARP: no RoCE modes
+      // iWARP has no RoCE modes; nor has a port whose GID table shows no RoCE type (a
+      // kernel before gid_attrs, 4.4, and before rdma_cm's RoCE mode in configfs).
+      if (d->iwarp() || (!p.roce_v1 && !p.roce_v2)) continue;
       out.push_back(
           {{d->name, p.num},
            {&p, b.device_producer(d->name), p.roce_v2 && !p.roce_v1, p.roce_v1 && !p.roce_v2}});

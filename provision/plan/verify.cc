@@ -27,11 +27,8 @@ std::optional<RoceMode> configured_mode(const PlanBuilder& b, const std::string&
 }
 
 const RdmaPort* find_port(const PlanBuilder& b, const std::string& dev, unsigned port) {
-  if (const RdmaDevice* d = b.inv.find_rdma(dev)) {
-    for (const auto& p : d->ports)
-      if (p.num == port) return &p;
-  }
-  return nullptr;
+  const RdmaDevice* d = b.inv.find_rdma(dev);
+  return d ? d->port(port) : nullptr;
 }
 
 bool ethernet(const PlanBuilder& b, const std::string& dev, unsigned port) {
@@ -40,16 +37,13 @@ bool ethernet(const PlanBuilder& b, const std::string& dev, unsigned port) {
   return p && p->link_layer == LinkLayer::kEthernet;
 }
 
-// An iWARP port: an Ethernet port whose GID table has no RoCE type (siw, iw_cxgb4,
-// irdma in iWARP mode), or a Soft-iWARP device this plan creates.
-bool iwarp(const PlanBuilder& b, const std::string& dev, unsigned port) {
+// An iWARP port (RdmaDevice::iwarp), or one of a Soft-iWARP device this plan creates.
+bool iwarp(const PlanBuilder& b, const std::string& dev) {
   if (auto s = b.planned_soft().find(dev); s != b.planned_soft().end()) {
     return s->second.kind == SoftKind::kSiw;
   }
   const RdmaDevice* d = b.inv.find_rdma(dev);
-  const RdmaPort* p = find_port(b, dev, port);
-  return p && p->link_layer == LinkLayer::kEthernet &&
-         ((d && d->soft_iwarp) || (!p->roce_v1 && !p->roce_v2));
+  return d && d->iwarp();
 }
 
 // The RoCE type a port's check uses: the configured mode; else v2, as rdma_cm's default
@@ -64,7 +58,7 @@ RoceMode check_mode(const PlanBuilder& b, const std::string& dev, unsigned port)
 
 void verify_port(PlanBuilder& b, const std::string& dev, unsigned port, const std::string& reason) {
   const std::string obj = dev + "/" + std::to_string(port);
-  if (iwarp(b, dev, port)) {
+  if (iwarp(b, dev)) {
     // An iWARP QP reaches RTS only with the TCP connection iw_cm hands the driver
     // (sw/siw/siw_qp.c siw_qp_modify: RTS from IDLE without a connection endpoint is
     // refused), so two QPs cannot be connected by ibv_modify_qp alone.

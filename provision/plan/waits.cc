@@ -110,13 +110,9 @@ namespace {
 // interface nobody has set up yet reads Disabled: it is waited for once it is brought up.
 bool disabled(const PlanBuilder& b, const PortKey& k) {
   const RdmaDevice* d = b.inv.find_rdma(k.first);
-  if (!d) return false;
-  for (const auto& p : d->ports) {
-    if (p.num != k.second) continue;
-    if (p.link_layer == LinkLayer::kEthernet) return false;
-    return p.phys_state.find("Disabled") != std::string::npos;
-  }
-  return false;
+  const RdmaPort* p = d ? d->port(k.second) : nullptr;
+  if (!p || p->link_layer == LinkLayer::kEthernet) return false;
+  return p->phys_state.find("Disabled") != std::string::npos;
 }
 
 }  // namespace
@@ -126,10 +122,7 @@ void plan_port_wait(PlanBuilder& b, const std::string& dev, unsigned port,
   if (wait_port_action(b, dev, port)) return;
   const std::string obj = dev + "/" + std::to_string(port);
   const RdmaDevice* d = b.inv.find_rdma(dev);
-  const RdmaPort* p = nullptr;
-  if (d)
-    for (const auto& x : d->ports)
-      if (x.num == port) p = &x;
+  const RdmaPort* p = d ? d->port(port) : nullptr;
   std::optional<size_t> producer = b.device_producer(dev);
   // A device an RDMA driver load of this run registers: waited for after it.
   if (!d && !producer) producer = b.driver_load();

@@ -1008,8 +1008,8 @@ TEST(ModulesPlanner, AnIpoibBootNetworkLoadsIbIpoib) {
     const Plan p = make_plan(cfg, inv);
     EXPECT_TRUE(loads(p, "ib_ipoib")) << form << "\n" << plan_text(p);
   }
-  for (const char* form :
-       {"ip=eno1:dhcp", "ip=10.0.0.5::10.0.0.1:255.255.0.0:node:eno1:none", "rd.neednet=0", ""}) {
+  for (const char* form : {"ip=eno1:dhcp", "ip=10.0.0.5::10.0.0.1:255.255.0.0:node:eno1:none",
+                           "rd.neednet=0", "ip=off", ""}) {
     Config cfg;
     Diagnostics diag;
     parse_cmdline(form, cfg, diag);
