@@ -91,7 +91,7 @@ const std::vector<OptionSpec>& option_table() {
          Diagnostics d;
          for (auto m : split_list(v)) {
            // The one module-name parser (inputs/values): checked and spelled with '_'.
-           auto name = parse_module_name(m, "--drivers", d);
+           auto name = parse_module_name(m, Source::at(Source::Origin::kOption, "--drivers"), d);
            if (!name) return d.errors.back().str();
            mods.push_back(std::move(*name));
          }

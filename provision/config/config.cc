@@ -116,14 +116,10 @@ void check_node_table_names(const Config& cfg, Diagnostics& diag) {
   }
 }
 
-void add_module(Config& cfg, std::string name, std::string source) {
+void add_module(Config& cfg, std::string name, Source source) {
   for (const auto& m : cfg.modules)
     if (m.value == name) return;
   cfg.modules.push_back({std::move(name), std::move(source)});
-}
-
-bool from_rdma_core_list(const std::string& source) {
-  return source.rfind("/etc/rdma/modules/", 0) == 0;
 }
 
 std::string_view VerifySetting::mode_name() const {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "provision/base/result.h"
+#include "provision/base/source.h"
 #include "provision/base/types.h"
 
 namespace rp {
@@ -20,7 +21,7 @@ namespace rp {
 template <typename T>
 struct Sourced {
   T value{};
-  std::string source;
+  Source source;
 };
 
 enum class IpoibMode { kDatagram, kConnected };
@@ -65,11 +66,12 @@ struct PkeyChild {
   uint16_t pkey = 0;  // as given; full_pkey() is what the kernel gets
   std::string name;   // empty: the default, child_name()
   std::optional<IpoibMode> mode;
-  std::string source;
+  Source source;
   // NetworkManager's ib.pkey= for this partition, when given (its token and the child name
   // it writes, which nm-initrd-generator gives the interface as is): in an image with
   // NetworkManager that child is NM's (inputs/load.cc leave_ib_pkey_to_networkmanager).
-  std::string nm_source, nm_name;
+  std::optional<Source> nm_source;
+  std::string nm_name;
 
   // Policy: children are full members. Kernels differ on whether they OR in 0x8000 on
   // create (ipoib_vlan_add); we always do, so ib0.000a here is never ib0.800a elsewhere.
@@ -129,18 +131,18 @@ struct RoceSetting {
 struct SoftLink {
   SoftKind kind = SoftKind::kRxe;
   std::string name;  // empty: <kind><N> chosen by the plan
-  std::string source;
+  Source source;
 };
 
 struct AddressSetting {
   IpPrefix prefix;  // 10.1.0.17/16 or an IPv6 prefix
-  std::string source;
+  Source source;
 };
 
 struct RouteSetting {
   std::optional<IpPrefix> destination;  // nullopt: the default route
   IpAddress gateway;
-  std::string source;
+  Source source;
 };
 
 // One row of the per-node table: settings for the port (GUID) or netdev (MAC) that has
@@ -155,7 +157,7 @@ struct NodeEntry {
   // rxe=NAME / siw=NAME: a Soft-RoCE / Soft-iWARP device on the row's interface (one image
   // for a cluster of Soft-RoCE nodes, each told apart by its NIC's MAC).
   std::optional<SoftLink> soft;
-  std::string source;
+  Source source;
 };
 
 // rdma-core's RDMA device naming rules (kernel-boot/rdma-persistent-naming.rules), and the
@@ -163,25 +165,21 @@ struct NodeEntry {
 inline constexpr const char* kRdmaRenameRules = "60-rdma-persistent-naming.rules";
 inline constexpr const char* kRdmaRenameGuardMarker = "# rdma-provision: rdma-core's rule";
 
-// Whether a value comes from one of rdma-core's module lists (/etc/rdma/modules/*.conf):
-// the modules [modules] defer leaves to the real root (plan/modules.cc, image/needs.cc).
-bool from_rdma_core_list(const std::string& source);
-
 struct Config {
-  Sourced<bool> enabled{true, "default"};
-  Sourced<unsigned> timeout_s{60, "default"};    // hard deadline for a whole run
-  Sourced<bool> required{false, "default"};      // a failure stops the boot (dracut)
-  Sourced<bool> allow_reload{false, "default"};  // may reload mlx4_en to change PFC
+  Sourced<bool> enabled{true, {}};
+  Sourced<unsigned> timeout_s{60, {}};    // hard deadline for a whole run
+  Sourced<bool> required{false, {}};      // a failure stops the boot (dracut)
+  Sourced<bool> allow_reload{false, {}};  // may reload mlx4_en to change PFC
   // May rename an interface that is not RDMA/IPoIB hardware out of the way of a wanted
   // name (a management NIC must not move unless the administrator says so).
-  Sourced<bool> allow_rename_other{false, "default"};
+  Sourced<bool> allow_rename_other{false, {}};
 
   std::vector<Sourced<std::string>> modules;  // in order of first request, no duplicates
   // In the initramfs, leave the modules of rdma-core's lists (/etc/rdma/modules/*.conf)
   // to the real root, where rdma-provision.service or rdma-core's own
   // rdma-load-modules@ units load them: the boot needs only what its devices, settings
   // and root transport need ([modules] defer, rd.rdma.modules.defer).
-  Sourced<bool> defer_lists{true, "default"};                  // see from_rdma_core_list()
+  Sourced<bool> defer_lists{true, {}};                         // Source::Origin::kRdmaCoreList
   std::map<std::string, Sourced<std::string>> module_options;  // module -> "a=1 b=2"
   std::vector<Sourced<std::string>> blacklist;
   // Modules modprobe.d forbids with `install <module> /bin/true` (or false): never loaded.
@@ -209,9 +207,9 @@ struct Config {
   // the first parameter that asks for a network at all (ip=, bootdev=, rd.neednet=1, an
   // NFS or DHCP root).
   std::vector<Sourced<std::string>> boot_ifaces;
-  std::optional<std::string> boot_network;  // the source of that parameter
+  std::optional<Source> boot_network;  // the source of that parameter
 
-  Sourced<VerifySetting> verify{{}, "default"};
+  Sourced<VerifySetting> verify{};
   // The NFS server of root=/netroot= (dracut's nfs forms: nfs[4]:SERVER:/path[:options]):
   // the peer rd.rdma.verify=peer checks when it names none.
   std::optional<Sourced<IpAddress>> nfs_server;
@@ -251,7 +249,7 @@ struct Diagnostics {
 };
 
 // Adds a module request once (keeps the first source).
-void add_module(Config& cfg, std::string name, std::string source);
+void add_module(Config& cfg, std::string name, Source source);
 
 // Rows whose name an explicit name gives to another interface: a warning naming both
 // (two interfaces would be asked for one name; the explicit name wins).

@@ -4,6 +4,7 @@
 
 #include "provision/base/drivers.h"
 #include "provision/base/strings.h"
+#include "provision/plan/module_needs.h"
 
 namespace rp {
 namespace {
@@ -30,9 +31,12 @@ std::string module_key(std::string_view name) {
   return k;
 }
 
-// Whether `source` ("/etc/modprobe.d/mlx4.conf:3", several joined by ", ") names `file`.
-bool source_names(const std::string& source, const std::string& file) {
-  return starts_with(source, file + ":") || source.find(", " + file + ":") != std::string::npos;
+// Whether `source` (merged ones included) is a line of `file`.
+bool source_names(const Source& source, const std::string& file) {
+  if (source.origin != Source::Origin::kCmdline && source.file == file) return true;
+  for (const auto& a : source.also)
+    if (source_names(a, file)) return true;
+  return false;
 }
 
 class Builder {
@@ -58,7 +62,7 @@ class Builder {
   bool has_module(std::string_view name) const { return modules_.count(module_key(name)) > 0; }
 
   // A value counts unless it comes from a file the image leaves out.
-  bool counts(const std::string& source) const {
+  bool counts(const Source& source) const {
     for (const auto& f : left_out_)
       if (source_names(source, f)) return false;
     return true;
@@ -68,103 +72,53 @@ class Builder {
     for (const char* m : kCoreModules) module(m, "RDMA core");
   }
 
+  // The target's drivers: the host's (a host-only image), every known one, or those named.
+  // Each NIC driver goes in with the RDMA driver module_needs() pairs it with.
   void host_drivers(const Inventory& inv) {
+    machine_ = machine_of(in_.config, inv);
+    machine_.hardware.clear();  // the RDMA drivers of every driver here, as below
     for (const auto& f : inv.pci) {
       if (f.driver.empty()) continue;
-      const std::string of = f.driver + " (" + f.address.str() + ")";
       module(f.driver, "drives " + f.address.str() + " on this host");
-      if (auto rdma = rdma_driver_for(f.driver)) module(*rdma, "RDMA driver of " + of);
-      if (f.driver == kMlx4Core) module(kMlx4Ethernet, "Ethernet driver of " + of);
-      hardware_ = true;
+      // Which ports are which is the target's to decide (a port type may change on its
+      // command line): every technology the driver may bring counts.
+      add_driver(machine_, f.driver, "RDMA driver of " + f.driver + " (" + f.address.str() + ")");
     }
-    if (inv.module_loaded("rdma_rxe")) module("rdma_rxe", "this host runs Soft-RoCE");
-    if (inv.module_loaded("siw")) module("siw", "this host runs Soft-iWARP");
+    for (const char* soft : {"rdma_rxe", "siw"}) {
+      if (!inv.module_loaded(soft)) continue;
+      module(soft, std::string("this host runs ") + (soft[0] == 's' ? "Soft-iWARP" : "Soft-RoCE"));
+      add_driver(machine_, soft, "");
+    }
   }
 
   void generic_drivers() {
     const std::string why = "generic image: every known RDMA driver";
     for (const auto& p : rdma_driver_pairs()) {
       module(p.nic, why);
-      module(p.rdma, why);
-      if (p.nic == kMlx4Core) module(kMlx4Ethernet, why);
+      add_driver(machine_, std::string(p.nic), why);
     }
     module_dir(kRdmaHardwareDir, why);
-    module("rdma_rxe", why);
-    module("siw", why);
-    hardware_ = true;
+    for (const char* soft : {"rdma_rxe", "siw"}) {
+      module(soft, why);
+      add_driver(machine_, soft, why);
+    }
   }
 
   void given_drivers() {
     for (const auto& m : opt_.given) {
       module(m, "--drivers");
-      hardware_ |= module_key(m) != "rdma_rxe" && m != "siw";
+      add_driver(machine_, module_key(m), "RDMA driver of " + m + " (--drivers)");
     }
   }
 
-  // What the configuration (every input) loads or makes the kernel load.
+  // What the configuration (every input) needs on the target, the modules the kernel
+  // requests by itself included; deferred lists load on the real root (plan/modules.cc).
   void configured() {
     const Config& cfg = in_.config;
-    for (const auto& [pci, s] : cfg.mlx4) {
-      for (const auto& t : s.type) {
-        if (!t || !counts(t->source)) continue;
-        module(kMlx4Core, t->source);
-        if (auto rdma = rdma_driver_for(kMlx4Core)) module(*rdma, t->source);
-        if (t->value != PortType::kIb) module(kMlx4Ethernet, t->source);  // eth, or auto
-      }
-      for (const auto& m : s.mtu)
-        if (m && counts(m->source)) module(kMlx4Core, m->source);
-    }
-    for (const auto* pfc : {&cfg.pfc_tx, &cfg.pfc_rx}) {
-      if (*pfc && counts((*pfc)->source)) module(kMlx4Ethernet, (*pfc)->source + " (PFC)");
-    }
-    for (const auto& m : cfg.modules) {
-      // Deferred lists load on the real root (plan/modules.cc): not needed in the image,
-      // unless a setting below needs the same module.
-      if (cfg.defer_lists.value && from_rdma_core_list(m.source)) continue;
-      if (counts(m.source)) module(m.value, m.source);
-    }
-    for (const auto& [name, s] : cfg.ipoib) {
-      for (const std::string* src :
-           {s.mode ? &s.mode->source : nullptr, s.mtu ? &s.mtu->source : nullptr}) {
-        if (src && counts(*src)) module("ib_ipoib", *src);
-      }
-    }
-    for (const auto& [key, c] : cfg.pkeys)
-      if (counts(c.source)) module("ib_ipoib", c.source);
-    for (const auto& [name, key] : cfg.names)
-      if (key.value.is_guid && counts(key.source)) module("ib_ipoib", key.source);
-    for (const auto& [guid, row] : cfg.nodes_by_guid) {
-      if (counts(row.source)) module("ib_ipoib", row.source + " (node table)");
-    }
-    for (const auto& [port, r] : cfg.roce) {
-      for (const std::string* src :
-           {r.mode ? &r.mode->source : nullptr, r.tos ? &r.tos->source : nullptr}) {
-        if (src && counts(*src)) module("rdma_cm", *src);
-      }
-    }
-    for (const auto& [netdev, l] : cfg.soft_links) {
-      if (counts(l.source)) module(l.kind == SoftKind::kRxe ? "rdma_rxe" : "siw", l.source);
-    }
-    // Which row is this node's is known at boot only: the image carries every row's.
-    for (const auto* table : {&cfg.nodes_by_mac, &cfg.nodes_by_guid}) {
-      for (const auto& [key, row] : *table) {
-        if (row.soft && counts(row.source)) {
-          module(row.soft->kind == SoftKind::kRxe ? "rdma_rxe" : "siw",
-                 row.source + " (node table)");
-        }
-      }
-    }
-  }
-
-  // What the modules chosen so far need beside them.
-  void companions() {
-    if (hardware_) module("ib_ipoib", "IPoIB on the ports of RDMA hardware");
-    if (has_module("rdma_rxe")) {
-      // rxe asks the crypto API for "crc32" (rxe_icrc.c) and declares no softdep, so
-      // nothing would pull an implementation into the image.
-      const std::string why = "rdma_rxe's crc32 (crypto API, no softdep)";
-      module("crc32_generic", why);
-      module("crc32-pclmul", why);
+    machine_.any_target = true;
+    for (const auto& n : module_needs(cfg, machine_).needs) {
+      if (n.kind == ModuleNeed::Kind::kList && cfg.defer_lists.value) continue;
+      if (!n.source || counts(*n.source)) module(n.module, n.why);
     }
   }
 
@@ -201,7 +155,7 @@ class Builder {
   const ImageNeedsOptions& opt_;
   std::vector<std::string> left_out_;
   std::set<std::string> modules_;
-  bool hardware_ = false;
+  Machine machine_;
   std::vector<ImageNeed> out_;
 };
 
@@ -223,7 +177,6 @@ std::vector<ImageNeed> image_needs(const Inputs& in, const Inventory& inv,
       break;
   }
   b.configured();
-  b.companions();
   b.files();
   return b.take();
 }

@@ -24,8 +24,8 @@ std::string printable(std::string_view s) {
 // One of our parameters being read: its text, its source and where the results go.
 struct Arg {
   const CmdlineParam& param;
-  const std::string& where;  // "cmdline: <token>"
-  std::string_view form;     // what the value should look like, for messages
+  const Source& where;    // the token
+  std::string_view form;  // what the value should look like, for messages
   Config& cfg;
   Diagnostics& diag;
 
@@ -295,10 +295,11 @@ void read_wait(const Arg& a) {
   // The command line's list replaces the files' list (rd.rdma.wait=none must win over a
   // file's "all"); several rd.rdma.wait parameters add up.
   auto& w = a.cfg.wait;
-  w.erase(
-      std::remove_if(w.begin(), w.end(),
-                     [](const Sourced<WaitItem>& s) { return source_file(s.source) != "cmdline"; }),
-      w.end());
+  w.erase(std::remove_if(w.begin(), w.end(),
+                         [](const Sourced<WaitItem>& s) {
+                           return s.source.origin != Source::Origin::kCmdline;
+                         }),
+          w.end());
   parse_wait_list(a.value(), a.where, a.cfg, a.diag);
 }
 
@@ -343,7 +344,7 @@ std::vector<std::string_view> rd_rdma_keys() {
   return out;
 }
 
-void unknown_key(const CmdlineParam& p, const std::string& where, Diagnostics& diag) {
+void unknown_key(const CmdlineParam& p, const Source& where, Diagnostics& diag) {
   std::string key = shown(p.key);
   if (p.key == "rd.rdma" || starts_with(p.key, "rd.rdma.")) {
     if (auto near = closest_word(p.key, rd_rdma_keys()); !near.empty()) {
@@ -404,7 +405,7 @@ std::vector<CmdlineParam> split_cmdline(std::string_view text) {
 
 void parse_cmdline(std::string_view text, Config& cfg, Diagnostics& diag) {
   for (const CmdlineParam& p : split_cmdline(text)) {
-    const std::string where = "cmdline: " + printable(p.raw);
+    const Source where = Source::cmdline(printable(p.raw));
     if (p.unterminated_quote) {
       diag.warn(where,
                 "the opening '\"' is never closed: this parameter runs to the end of "

@@ -8,10 +8,6 @@
 
 namespace rp {
 
-inline std::string at(const std::string& file, size_t line) {
-  return file + ":" + std::to_string(line);
-}
-
 // A logical line: continuations joined, numbered by its first physical line.
 struct Line {
   size_t number = 0;

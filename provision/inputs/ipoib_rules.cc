@@ -95,7 +95,7 @@ enum class RuleType { kAny, kIpoib, kEthernet };
 
 // What the rule's ATTR{address} match names, or nullopt (reported) when it names nothing
 // stable.
-std::optional<HwKey> address_key(const std::string& match, RuleType type, const std::string& where,
+std::optional<HwKey> address_key(const std::string& match, RuleType type, const Source& where,
                                  Diagnostics& diag) {
   std::string_view v = match;
   bool wildcard = true;
@@ -158,7 +158,7 @@ std::optional<HwKey> address_key(const std::string& match, RuleType type, const 
 }
 
 // The rule's NAME=, when it is a fixed name we can give.
-std::optional<std::string> udev_name(const std::string& name, const std::string& where,
+std::optional<std::string> udev_name(const std::string& name, const Source& where,
                                      Diagnostics& diag) {
   if (name.find_first_of("%$") != std::string::npos) {
     diag.error(where, "NAME " + shown(name) +
@@ -179,7 +179,7 @@ std::optional<std::string> udev_name(const std::string& name, const std::string&
   return parse_new_ifname(name, where, diag);
 }
 
-void udev_rule(std::string_view body, const std::string& where, Config& cfg, Diagnostics& diag) {
+void udev_rule(std::string_view body, const Source& where, Config& cfg, Diagnostics& diag) {
   std::vector<UdevKey> keys;
   std::string why;
   if (!read_udev_rule(body, keys, why)) return diag.error(where, why);
@@ -229,7 +229,7 @@ void udev_rule(std::string_view body, const std::string& where, Config& cfg, Dia
 
   auto existing = cfg.names.find(*ifname);
   if (existing != cfg.names.end() && existing->second.value == *key &&
-      source_file(existing->second.source) == source_file(where)) {
+      existing->second.source.same_input(where)) {
     return diag.warn(
         where, "the same name for " + key->str() + " is already at " + existing->second.source);
   }
@@ -243,7 +243,7 @@ void parse_ipoib_rules(std::string_view text, const std::string& file, Config& c
   for (const Line& line : udev_lines(text)) {
     std::string_view body = trim(line.text);
     if (body.empty() || body.front() == '#') continue;
-    udev_rule(body, at(file, line.number), cfg, diag);
+    udev_rule(body, Source::at(Source::Origin::kUdevRules, file, line.number), cfg, diag);
   }
 }
 

@@ -102,7 +102,7 @@ void leave_ib_pkey_to_networkmanager(const Root& root, Inputs& in) {
   auto& pkeys = in.config.pkeys;
   for (auto it = pkeys.begin(); it != pkeys.end();) {
     const PkeyChild& c = it->second;
-    if (c.nm_source.empty()) {
+    if (!c.nm_source) {
       ++it;
       continue;
     }
@@ -113,14 +113,14 @@ void leave_ib_pkey_to_networkmanager(const Root& root, Inputs& in) {
                        c.nm_name + " itself");
     } else if (c.child_name() == c.nm_name) {
       // Our parameter asks for the very child NM creates: one creator, NM.
-      in.diag.warn(c.source, "the same partition as " + c.nm_source +
+      in.diag.warn(c.source, "the same partition as " + *c.nm_source +
                                  ", which NetworkManager creates in this image (it has "
                                  "nm-initrd-generator): left to NetworkManager");
     } else {
       // Two interfaces for one partition on one parent: the kernel would give both (rtnl
       // children may share a P_Key, ipoib_vlan.c), nobody wants that.
       in.diag.error(c.source, "asks for partition 0x" + hex(c.full_pkey(), 4) + " on " + c.parent +
-                                  " as " + quote(c.child_name()) + ", and " + c.nm_source +
+                                  " as " + quote(c.child_name()) + ", and " + *c.nm_source +
                                   " asks NetworkManager (in this image) for it as " +
                                   quote(c.nm_name) + ": give it one name, or drop one of them");
     }
@@ -141,7 +141,8 @@ void read_rdma_rename_rules(const Root& root, Inputs& in) {
     if (!text) return;  // unreadable (or /dev/null): nothing renames
     if (text->find(kRdmaRenameGuardMarker) != std::string::npos) continue;
     if (text->find("rdma_rename") == std::string::npos) return;  // emptied by the admin
-    in.config.rdma_rename_rules = Sourced<std::string>{*text, path};
+    in.config.rdma_rename_rules =
+        Sourced<std::string>{*text, Source::at(Source::Origin::kUdevRules, path)};
     return;
   }
 }

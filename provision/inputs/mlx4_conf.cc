@@ -14,8 +14,8 @@ namespace {
 
 constexpr std::string_view kMlx4Usage = " (expected <pci address> <port1 type> [<port2 type>])";
 
-void mlx4_line(std::string_view line, const std::string& where,
-               std::map<PciAddress, std::string>& seen, Config& cfg, Diagnostics& diag) {
+void mlx4_line(std::string_view line, const Source& where, std::map<PciAddress, std::string>& seen,
+               Config& cfg, Diagnostics& diag) {
   auto fields = split_ws(strip_comment(line));
   if (fields.empty()) return;
   const size_t errors_before = diag.errors.size();
@@ -60,7 +60,7 @@ void parse_mlx4_conf(std::string_view text, const std::string& file, Config& cfg
                      Diagnostics& diag) {
   std::map<PciAddress, std::string> seen;  // card -> "file:line" that set it
   for_each_line(text, [&](size_t n, std::string_view line) {
-    mlx4_line(line, at(file, n), seen, cfg, diag);
+    mlx4_line(line, Source::at(Source::Origin::kMlx4Conf, file, n), seen, cfg, diag);
   });
 }
 

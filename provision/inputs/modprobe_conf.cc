@@ -107,7 +107,7 @@ std::vector<ModuleParam> module_params(std::string_view s) {
 // The module name after `options` or `blacklist`, normalised; nullopt (reported) when it is
 // missing or bad.
 std::optional<std::string> module_word(std::string_view& rest, std::string_view directive,
-                                       const std::string& where, Diagnostics& diag) {
+                                       const Source& where, Diagnostics& diag) {
   std::string_view module = next_word(rest);
   if (module.empty()) {
     diag.warn(where, quote(directive) + " without a module name; modprobe ignores this line");
@@ -116,8 +116,7 @@ std::optional<std::string> module_word(std::string_view& rest, std::string_view 
   return parse_module_name(module, where, diag);
 }
 
-void modprobe_options(std::string_view rest, const std::string& where, Config& cfg,
-                      Diagnostics& diag) {
+void modprobe_options(std::string_view rest, const Source& where, Config& cfg, Diagnostics& diag) {
   const auto module = module_word(rest, "options", where, diag);
   if (!module) return;
   const std::string& name = *module;
@@ -151,7 +150,7 @@ void modprobe_options(std::string_view rest, const std::string& where, Config& c
   } else {
     // modprobe passes the options of every line naming the module, in order.
     slot.value += " " + std::string(options);
-    slot.source += ", " + where;
+    slot.source.also.push_back(where);
   }
 
   if (name != "mlx4_en") return;
@@ -169,7 +168,7 @@ void modprobe_options(std::string_view rest, const std::string& where, Config& c
   }
 }
 
-void modprobe_blacklist(std::string_view rest, const std::string& where, Config& cfg,
+void modprobe_blacklist(std::string_view rest, const Source& where, Config& cfg,
                         Diagnostics& diag) {
   auto module = module_word(rest, "blacklist", where, diag);
   if (!module) return;
@@ -187,7 +186,7 @@ void parse_modprobe_conf(std::string_view text, const std::string& file, Config&
     std::string_view rest = line.text;
     std::string_view directive = next_word(rest);
     if (directive.empty() || directive.front() == '#') continue;
-    const std::string where = at(file, line.number);
+    const Source where = Source::at(Source::Origin::kModprobeD, file, line.number);
     if (directive == "options") {
       modprobe_options(rest, where, cfg, diag);
     } else if (directive == "blacklist") {

@@ -13,7 +13,7 @@ void parse_modules_conf(std::string_view text, const std::string& file, Config& 
     std::string_view name = trim(strip_comment(line));
     // systemd-modules-load also takes ';' as a comment at the start of a line.
     if (name.empty() || name.front() == ';') return;
-    const std::string where = at(file, n);
+    const Source where = Source::at(Source::Origin::kRdmaCoreList, file, n);
     // The whole line is one name to systemd-modules-load: two words are two modules
     // written on one line.
     if (name.find_first_of(" \t\v\f\r") != std::string_view::npos) {

@@ -18,7 +18,7 @@ using Words = std::vector<std::string_view>;
 struct Parser {
   Config& cfg;
   Diagnostics& diag;
-  std::string where;        // "file:line" of the current line
+  Source where;             // the current line
   std::string kind;         // the current section ("" before the first header)
   bool section_ok = false;  // its header is valid: its keys are read
   std::string name;         // [module], [ipoib], [name], [rxe], [siw], [address]
@@ -321,11 +321,11 @@ std::vector<NativeConfKey> native_conf_keys() {
 
 void parse_native_conf(std::string_view text, const std::string& file, Config& cfg,
                        Diagnostics& diag) {
-  Parser p{cfg, diag, "", "", false, "", {}, {}, {}};
+  Parser p{cfg, diag, {}, "", false, "", {}, {}, {}};
   size_t lineno = 0;
   for (std::string_view raw : split(text, '\n')) {
     ++lineno;
-    p.where = file + ":" + std::to_string(lineno);
+    p.where = Source::at(Source::Origin::kNative, file, lineno);
     std::string_view line = trim(strip_comment(raw));
     if (line.empty()) continue;
     if (line.find('\0') != std::string_view::npos) {

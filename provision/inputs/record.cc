@@ -6,17 +6,10 @@
 
 namespace rp {
 
-std::string source_file(const std::string& where) {
-  if (starts_with(where, "cmdline")) return "cmdline";
-  auto colon = where.rfind(':');
-  return colon == std::string::npos ? where : where.substr(0, colon);
-}
-
-void set_name(Config& cfg, const std::string& name, const HwKey& key, const std::string& where,
+void set_name(Config& cfg, const std::string& name, const HwKey& key, const Source& where,
               Diagnostics& d) {
-  const std::string file = source_file(where);
   for (auto it = cfg.names.begin(); it != cfg.names.end();) {
-    bool same_file = source_file(it->second.source) == file;
+    bool same_file = it->second.source.same_input(where);
     if (it->first == name && !(it->second.value == key)) {
       if (same_file) {
         d.error(where, "name " + quote(name) + " is already given to " + it->second.value.str() +
@@ -37,14 +30,14 @@ void set_name(Config& cfg, const std::string& name, const HwKey& key, const std:
   cfg.names[name] = {key, where};
 }
 
-void add_blacklist(Config& cfg, std::string name, const std::string& where) {
+void add_blacklist(Config& cfg, std::string name, const Source& where) {
   for (const auto& b : cfg.blacklist)
     if (b.value == name) return;
   cfg.blacklist.push_back({std::move(name), where});
 }
 
 void set_pkey_child(Config& cfg, const std::string& parent, uint16_t pkey, const std::string& name,
-                    const std::string& where, Diagnostics& d) {
+                    const Source& where, Diagnostics& d) {
   const std::pair<std::string, uint16_t> id(parent, pkey);
   if (!name.empty()) {
     for (const auto& [other, child] : cfg.pkeys) {
@@ -63,7 +56,7 @@ void set_pkey_child(Config& cfg, const std::string& parent, uint16_t pkey, const
 }
 
 void set_soft_link(Config& cfg, const std::string& netdev, SoftKind kind, const std::string& name,
-                   const std::string& where, Diagnostics& d) {
+                   const Source& where, Diagnostics& d) {
   if (!name.empty()) {
     for (const auto& [other, link] : cfg.soft_links) {
       if (other != netdev && link.name == name) {

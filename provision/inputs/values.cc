@@ -11,7 +11,7 @@ namespace {
 
 // Reports `what` and gives nullopt, so a parser can `return bad<T>(...)`.
 template <typename T>
-std::optional<T> bad(const std::string& where, Diagnostics& d, std::string what) {
+std::optional<T> bad(const Source& where, Diagnostics& d, std::string what) {
   d.error(where, std::move(what));
   return std::nullopt;
 }
@@ -20,8 +20,7 @@ std::optional<T> bad(const std::string& where, Diagnostics& d, std::string what)
 // the message lists the set.
 template <typename T>
 std::optional<T> one_of(std::string_view s, std::optional<T> (*word)(std::string_view),
-                        const char* what, const char* set, const std::string& where,
-                        Diagnostics& d) {
+                        const char* what, const char* set, const Source& where, Diagnostics& d) {
   if (auto v = word(s)) return v;
   return bad<T>(where, d, std::string(what) + " " + shown(s) + " is not one of " + set);
 }
@@ -33,7 +32,7 @@ bool digit(char c) { return c >= '0' && c <= '9'; }
 
 // ---- Words -------------------------------------------------------------------------------
 
-std::optional<bool> parse_bool(std::string_view s, const std::string& where, Diagnostics& d) {
+std::optional<bool> parse_bool(std::string_view s, const Source& where, Diagnostics& d) {
   // dracut's getargbool (modules.d/99base/dracut-lib.sh) takes "0", "no" and "off" as false
   // and any other word as true. We take the same words, their opposites and true/false, in
   // any case, and refuse the rest: a typo must not turn into "true".
@@ -44,21 +43,18 @@ std::optional<bool> parse_bool(std::string_view s, const std::string& where, Dia
                    "value " + shown(s) + " is not a boolean (1/0, yes/no, on/off, true/false)");
 }
 
-std::optional<PortType> parse_port_type(std::string_view s, const std::string& where,
-                                        Diagnostics& d) {
+std::optional<PortType> parse_port_type(std::string_view s, const Source& where, Diagnostics& d) {
   // The words mlx4_core's mlx4_port<N> attribute takes (drivers/net/ethernet/mellanox/mlx4/
   // main.c, set_port_type) and rdma-core's mlx4.conf uses.
   return one_of<PortType>(s, parse_port_type, "port type", "ib, eth, auto", where, d);
 }
 
-std::optional<IpoibMode> parse_ipoib_mode(std::string_view s, const std::string& where,
-                                          Diagnostics& d) {
+std::optional<IpoibMode> parse_ipoib_mode(std::string_view s, const Source& where, Diagnostics& d) {
   // The words /sys/class/net/<if>/mode takes (drivers/infiniband/ulp/ipoib/ipoib_main.c).
   return one_of<IpoibMode>(s, parse_ipoib_mode, "IPoIB mode", "datagram, connected", where, d);
 }
 
-std::optional<RoceMode> parse_roce_mode(std::string_view s, const std::string& where,
-                                        Diagnostics& d) {
+std::optional<RoceMode> parse_roce_mode(std::string_view s, const Source& where, Diagnostics& d) {
   // Our words for the rdma_cm configfs default_roce_mode values "IB/RoCE v1" and "RoCE v2"
   // (drivers/infiniband/core/cache.c, ib_cache_gid_parse_type_str).
   return one_of<RoceMode>(s, parse_roce_mode, "RoCE mode", "v1, v2", where, d);
@@ -66,7 +62,7 @@ std::optional<RoceMode> parse_roce_mode(std::string_view s, const std::string& w
 
 // ---- Hardware ----------------------------------------------------------------------------
 
-std::optional<PciAddress> parse_pci_address(std::string_view s, const std::string& where,
+std::optional<PciAddress> parse_pci_address(std::string_view s, const Source& where,
                                             Diagnostics& d) {
   // The kernel's device name "%04x:%02x:%02x.%d" (drivers/pci/probe.c, pci_setup_device);
   // the domain may be left out as with lspci -s.
@@ -74,7 +70,7 @@ std::optional<PciAddress> parse_pci_address(std::string_view s, const std::strin
   return bad<PciAddress>(where, d, "PCI address " + shown(s) + " is not of the form DDDD:BB:DD.F");
 }
 
-std::optional<HwKey> parse_hw_key(std::string_view s, const std::string& where, Diagnostics& d) {
+std::optional<HwKey> parse_hw_key(std::string_view s, const Source& where, Diagnostics& d) {
   if (auto k = HwKey::parse(s)) return k;
   // The commonest mistake: a udev-style match on the whole IPoIB address.
   auto full = HwAddress::parse(s);
@@ -91,8 +87,7 @@ std::optional<HwKey> parse_hw_key(std::string_view s, const std::string& where, 
                         "(aa:bb:cc:dd:ee:ff)");
 }
 
-std::optional<unsigned> parse_port_number(std::string_view s, const std::string& where,
-                                          Diagnostics& d) {
+std::optional<unsigned> parse_port_number(std::string_view s, const Source& where, Diagnostics& d) {
   // An HCA's ports count from 1 (rdma_start_port() in include/rdma/ib_verbs.h, and
   // ports/<N> in sysfs and the rdma_cm configfs); a MAD addresses at most 255.
   auto p = parse_uint(s);
@@ -113,8 +108,8 @@ struct NameRule {
   std::string_view refused;  // the end of the message about a character not allowed
 };
 
-std::optional<std::string> name_by_rule(std::string_view s, const NameRule& r,
-                                        const std::string& where, Diagnostics& d) {
+std::optional<std::string> name_by_rule(std::string_view s, const NameRule& r, const Source& where,
+                                        Diagnostics& d) {
   // The messages are built only when needed: a 10,000-row node table passes through here.
   if (s.empty()) {
     return bad<std::string>(
@@ -158,7 +153,7 @@ constexpr NameRule kRdmaName{"RDMA device name", "an", 63,
 
 }  // namespace
 
-std::optional<std::string> parse_module_name(std::string_view s, const std::string& where,
+std::optional<std::string> parse_module_name(std::string_view s, const Source& where,
                                              Diagnostics& d) {
   auto name = name_by_rule(s, kModuleName, where, d);
   // libkmod's modname_normalize() makes '-' and '_' the same; the kernel names them with '_'.
@@ -166,8 +161,7 @@ std::optional<std::string> parse_module_name(std::string_view s, const std::stri
   return name;
 }
 
-std::optional<std::string> parse_ifname(std::string_view s, const std::string& where,
-                                        Diagnostics& d) {
+std::optional<std::string> parse_ifname(std::string_view s, const Source& where, Diagnostics& d) {
   auto name = name_by_rule(s, kIfname, where, d);
   if (name && (s == "." || s == "..")) {
     return bad<std::string>(where, d, "interface name " + shown(s) + " is reserved");
@@ -175,7 +169,7 @@ std::optional<std::string> parse_ifname(std::string_view s, const std::string& w
   return name;
 }
 
-std::optional<std::string> parse_new_ifname(std::string_view s, const std::string& where,
+std::optional<std::string> parse_new_ifname(std::string_view s, const Source& where,
                                             Diagnostics& d) {
   auto name = parse_ifname(s, where, d);
   if (!name) return std::nullopt;
@@ -208,7 +202,7 @@ bool is_kernel_own_name(std::string_view s) {
   return false;
 }
 
-std::optional<std::string> parse_rdma_name(std::string_view s, const std::string& where,
+std::optional<std::string> parse_rdma_name(std::string_view s, const Source& where,
                                            Diagnostics& d) {
   return name_by_rule(s, kRdmaName, where, d);
 }
@@ -217,7 +211,7 @@ std::optional<std::string> parse_rdma_name(std::string_view s, const std::string
 
 // Decimal or 0x hex (parse_uint), within lo..hi.
 static std::optional<unsigned> ranged(std::string_view s, const std::string& what, unsigned lo,
-                                      unsigned hi, const std::string& where, Diagnostics& d) {
+                                      unsigned hi, const Source& where, Diagnostics& d) {
   auto v = parse_uint(s);
   if (!v) return bad<unsigned>(where, d, what + " " + shown(s) + " is not a number");
   if (*v < lo || *v > hi) {
@@ -228,19 +222,17 @@ static std::optional<unsigned> ranged(std::string_view s, const std::string& wha
   return static_cast<unsigned>(*v);
 }
 
-std::optional<unsigned> parse_timeout(std::string_view s, const std::string& where,
-                                      Diagnostics& d) {
+std::optional<unsigned> parse_timeout(std::string_view s, const Source& where, Diagnostics& d) {
   return ranged(s, "timeout", 1, 3600, where, d);
 }
 
-std::optional<unsigned> parse_netdev_mtu(std::string_view s, const std::string& where,
-                                         Diagnostics& d) {
+std::optional<unsigned> parse_netdev_mtu(std::string_view s, const Source& where, Diagnostics& d) {
   // 68: the least IPv4 allows (RFC 791, the kernel's ETH_MIN_MTU). 65520: IPoIB's connected
   // mode maximum, IPOIB_CM_MTU (drivers/infiniband/ulp/ipoib/ipoib.h).
   return ranged(s, "MTU", 68, 65520, where, d);
 }
 
-std::optional<unsigned> parse_ib_mtu(std::string_view s, const std::string& where, Diagnostics& d) {
+std::optional<unsigned> parse_ib_mtu(std::string_view s, const Source& where, Diagnostics& d) {
   // The IB MTUs (enum ib_mtu, include/rdma/ib_verbs.h): what mlx4_port<N>_mtu takes
   // (drivers/net/ethernet/mellanox/mlx4/main.c, int_to_ibta_mtu).
   auto v = parse_uint(s);
@@ -251,12 +243,12 @@ std::optional<unsigned> parse_ib_mtu(std::string_view s, const std::string& wher
                        "IB port MTU " + shown(s) + " is not one of 256, 512, 1024, 2048, 4096");
 }
 
-std::optional<unsigned> parse_tos(std::string_view s, const std::string& where, Diagnostics& d) {
+std::optional<unsigned> parse_tos(std::string_view s, const Source& where, Diagnostics& d) {
   // The rdma_cm's default_roce_tos is a u8 (drivers/infiniband/core/cma_configfs.c).
   return ranged(s, "ToS", 0, 255, where, d);
 }
 
-std::optional<uint16_t> parse_pkey(std::string_view s, const std::string& where, Diagnostics& d) {
+std::optional<uint16_t> parse_pkey(std::string_view s, const Source& where, Diagnostics& d) {
   // Always hexadecimal: administrators and every tool write P_Keys in hex.
   auto v = parse_hex(s);
   if (!v) {
@@ -279,8 +271,8 @@ std::string_view pfc_param(PfcDirection dir) {
   return dir == PfcDirection::kTx ? "pfctx" : "pfcrx";
 }
 
-std::optional<unsigned> parse_pfc_mask(std::string_view s, PfcDirection dir,
-                                       const std::string& where, Diagnostics& d) {
+std::optional<unsigned> parse_pfc_mask(std::string_view s, PfcDirection dir, const Source& where,
+                                       Diagnostics& d) {
   // mlx4_en's pfctx/pfcrx are uint module parameters, which the kernel reads with
   // kstrtouint(s, 0) (kernel/params.c, param_set_uint): decimal, 0x hex, and octal after a
   // leading zero. Read the same way wherever they are written, they mean one thing.
@@ -309,8 +301,7 @@ std::optional<unsigned> parse_pfc_mask(std::string_view s, PfcDirection dir,
 
 // ---- Addresses and lists -----------------------------------------------------------------
 
-std::optional<IpAddress> parse_ip_address(std::string_view s, const std::string& where,
-                                          Diagnostics& d) {
+std::optional<IpAddress> parse_ip_address(std::string_view s, const Source& where, Diagnostics& d) {
   if (auto a = IpAddress::parse(s)) return a;
   return bad<IpAddress>(where, d, "address " + shown(s) + " is not an IPv4 or IPv6 address");
 }
@@ -337,8 +328,7 @@ std::optional<Endpoint> parse_endpoint(std::string_view s) {
   return Endpoint{*a, static_cast<uint16_t>(*n)};
 }
 
-std::optional<VerifySetting> parse_verify(std::string_view s, const std::string& where,
-                                          Diagnostics& d) {
+std::optional<VerifySetting> parse_verify(std::string_view s, const Source& where, Diagnostics& d) {
   VerifySetting v;
   if (s == "0" || s == "off" || s == "no") return v;
   if (s == "ports") {
@@ -392,7 +382,7 @@ std::optional<IpAddress> nfs_root_server(std::string_view root) {
   return IpAddress::parse(server);
 }
 
-std::optional<IpPrefix> parse_prefix(std::string_view s, const std::string& where, Diagnostics& d) {
+std::optional<IpPrefix> parse_prefix(std::string_view s, const Source& where, Diagnostics& d) {
   // ip-address(8)'s ADDRESS/PREFIX-LENGTH, with the length required here: a forgotten /24
   // must not become a host address.
   auto slash = s.find('/');
@@ -410,8 +400,7 @@ std::optional<IpPrefix> parse_prefix(std::string_view s, const std::string& wher
                            (addr->v6 ? "0..128" : "0..32") + ")");
 }
 
-std::optional<RouteSetting> parse_route(std::string_view s, const std::string& where,
-                                        Diagnostics& d) {
+std::optional<RouteSetting> parse_route(std::string_view s, const Source& where, Diagnostics& d) {
   auto w = split_ws(s);
   if (w.size() != 3 || w[1] != "via") {
     return bad<RouteSetting>(where, d,
@@ -425,7 +414,7 @@ std::optional<RouteSetting> parse_route(std::string_view s, const std::string& w
 }
 
 std::optional<RdmaSelector> parse_rdma_selector(std::string_view s, bool star_ok,
-                                                const std::string& where, Diagnostics& d) {
+                                                const Source& where, Diagnostics& d) {
   if (s == "*") {
     if (star_ok) return RdmaSelector::all();
     return bad<RdmaSelector>(where, d, "'*' cannot be waited for: name a device and a port");
@@ -473,7 +462,7 @@ std::optional<RdmaSelector> parse_rdma_selector(std::string_view s, bool star_ok
 // "<selector>[/<port>]": the port is a number; a netdev- selector has its port already.
 static std::optional<std::pair<RdmaSelector, unsigned>> device_port(std::string_view s,
                                                                     bool star_ok,
-                                                                    const std::string& where,
+                                                                    const Source& where,
                                                                     Diagnostics& d) {
   auto slash = s.find('/');
   auto dev = parse_rdma_selector(s.substr(0, slash), star_ok, where, d);
@@ -493,12 +482,12 @@ static std::optional<std::pair<RdmaSelector, unsigned>> device_port(std::string_
 }
 
 std::optional<std::pair<RdmaSelector, unsigned>> parse_roce_target(std::string_view s,
-                                                                   const std::string& where,
+                                                                   const Source& where,
                                                                    Diagnostics& d) {
   return device_port(s, true, where, d);
 }
 
-void parse_wait_list(std::string_view s, const std::string& where, Config& cfg, Diagnostics& d) {
+void parse_wait_list(std::string_view s, const Source& where, Config& cfg, Diagnostics& d) {
   for (auto item : split(s, ',')) {
     item = trim(item);
     if (item.empty()) {

@@ -20,67 +20,59 @@ namespace rp {
 // ---- Words -------------------------------------------------------------------------------
 
 // 1/0, yes/no, on/off, true/false, in any case.
-std::optional<bool> parse_bool(std::string_view s, const std::string& where, Diagnostics& d);
+std::optional<bool> parse_bool(std::string_view s, const Source& where, Diagnostics& d);
 // mlx4 port type: ib, eth, auto.
-std::optional<PortType> parse_port_type(std::string_view s, const std::string& where,
-                                        Diagnostics& d);
+std::optional<PortType> parse_port_type(std::string_view s, const Source& where, Diagnostics& d);
 // datagram, connected.
-std::optional<IpoibMode> parse_ipoib_mode(std::string_view s, const std::string& where,
-                                          Diagnostics& d);
+std::optional<IpoibMode> parse_ipoib_mode(std::string_view s, const Source& where, Diagnostics& d);
 // v1, v2.
-std::optional<RoceMode> parse_roce_mode(std::string_view s, const std::string& where,
-                                        Diagnostics& d);
+std::optional<RoceMode> parse_roce_mode(std::string_view s, const Source& where, Diagnostics& d);
 
 // ---- Hardware ----------------------------------------------------------------------------
 
 // DDDD:BB:DD.F (the domain may be left out).
-std::optional<PciAddress> parse_pci_address(std::string_view s, const std::string& where,
+std::optional<PciAddress> parse_pci_address(std::string_view s, const Source& where,
                                             Diagnostics& d);
 // A port GUID (three spellings) or a 6-byte MAC: what a persistent name matches on.
-std::optional<HwKey> parse_hw_key(std::string_view s, const std::string& where, Diagnostics& d);
+std::optional<HwKey> parse_hw_key(std::string_view s, const Source& where, Diagnostics& d);
 // An RDMA port number, 1..255.
-std::optional<unsigned> parse_port_number(std::string_view s, const std::string& where,
-                                          Diagnostics& d);
+std::optional<unsigned> parse_port_number(std::string_view s, const Source& where, Diagnostics& d);
 
 // ---- Names -------------------------------------------------------------------------------
 
 // A kernel module name, returned normalised ('-' as '_', the way modprobe compares them).
-std::optional<std::string> parse_module_name(std::string_view s, const std::string& where,
+std::optional<std::string> parse_module_name(std::string_view s, const Source& where,
                                              Diagnostics& d);
 // An interface name as the kernel accepts it: for names that already exist (a P_Key
 // parent, the netdev under a Soft-RoCE link), where ib<N>/eth<N> are fine.
-std::optional<std::string> parse_ifname(std::string_view s, const std::string& where,
-                                        Diagnostics& d);
+std::optional<std::string> parse_ifname(std::string_view s, const Source& where, Diagnostics& d);
 // Whether `name` is of the kernel's own ib<N> / eth<N> form, which the next unrenamed
 // device gets by default.
 bool is_kernel_own_name(std::string_view name);
 // A name we give to an interface: parse_ifname(), and not the kernel's own ib<N>/eth<N>
 // (they collide with unrenamed devices).
-std::optional<std::string> parse_new_ifname(std::string_view s, const std::string& where,
+std::optional<std::string> parse_new_ifname(std::string_view s, const Source& where,
                                             Diagnostics& d);
 // An RDMA device name (mlx5_0, rxe0).
-std::optional<std::string> parse_rdma_name(std::string_view s, const std::string& where,
-                                           Diagnostics& d);
+std::optional<std::string> parse_rdma_name(std::string_view s, const Source& where, Diagnostics& d);
 
 // ---- Numbers -----------------------------------------------------------------------------
 
-std::optional<unsigned> parse_timeout(std::string_view s, const std::string& where, Diagnostics& d);
-std::optional<unsigned> parse_netdev_mtu(std::string_view s, const std::string& where,
-                                         Diagnostics& d);
-std::optional<unsigned> parse_ib_mtu(std::string_view s, const std::string& where, Diagnostics& d);
-std::optional<unsigned> parse_tos(std::string_view s, const std::string& where, Diagnostics& d);
+std::optional<unsigned> parse_timeout(std::string_view s, const Source& where, Diagnostics& d);
+std::optional<unsigned> parse_netdev_mtu(std::string_view s, const Source& where, Diagnostics& d);
+std::optional<unsigned> parse_ib_mtu(std::string_view s, const Source& where, Diagnostics& d);
+std::optional<unsigned> parse_tos(std::string_view s, const Source& where, Diagnostics& d);
 // Always hexadecimal, "0x" or not.
-std::optional<uint16_t> parse_pkey(std::string_view s, const std::string& where, Diagnostics& d);
+std::optional<uint16_t> parse_pkey(std::string_view s, const Source& where, Diagnostics& d);
 // mlx4_en's pfctx / pfcrx priority bitmask, read the way the kernel reads it.
 enum class PfcDirection { kTx, kRx };
 std::string_view pfc_param(PfcDirection dir);  // "pfctx" | "pfcrx"
-std::optional<unsigned> parse_pfc_mask(std::string_view s, PfcDirection dir,
-                                       const std::string& where, Diagnostics& d);
+std::optional<unsigned> parse_pfc_mask(std::string_view s, PfcDirection dir, const Source& where,
+                                       Diagnostics& d);
 
 // ---- Addresses and lists -----------------------------------------------------------------
 
-std::optional<IpAddress> parse_ip_address(std::string_view s, const std::string& where,
-                                          Diagnostics& d);
+std::optional<IpAddress> parse_ip_address(std::string_view s, const Source& where, Diagnostics& d);
 // "10.0.0.5/24", "fd00::5/64": a length is required.
 // An rdma_cm endpoint: "ADDR", "ADDR:PORT", "[V6]", "[V6]:PORT" (an IPv6 address with a
 // port needs brackets); the port 1..65535. nullopt when it is none of these.
@@ -91,27 +83,25 @@ struct Endpoint {
 std::optional<Endpoint> parse_endpoint(std::string_view s);
 // rd.rdma.verify / [general] verify: "0"|"off"|"no", "ports", "peer", "peer:ADDR",
 // "peer:ADDR:PORT", "peer:[V6]:PORT".
-std::optional<VerifySetting> parse_verify(std::string_view s, const std::string& where,
-                                          Diagnostics& d);
+std::optional<VerifySetting> parse_verify(std::string_view s, const Source& where, Diagnostics& d);
 // The NFS server of dracut's root=/netroot= NFS forms (modules.d/95nfs/nfs-lib.sh nfs_to_var:
 // nfs:SERVER:PATH[:OPTIONS], nfs4:..., SERVER an IPv4 address or [IPv6]); nullopt for any
 // other root (a block device, dhcp, a server given by name: the address is what we need).
 std::optional<IpAddress> nfs_root_server(std::string_view root);
-std::optional<IpPrefix> parse_prefix(std::string_view s, const std::string& where, Diagnostics& d);
+std::optional<IpPrefix> parse_prefix(std::string_view s, const Source& where, Diagnostics& d);
 // "default via 10.0.0.1" or "10.2.0.0/16 via 10.0.0.254".
-std::optional<RouteSetting> parse_route(std::string_view s, const std::string& where,
-                                        Diagnostics& d);
+std::optional<RouteSetting> parse_route(std::string_view s, const Source& where, Diagnostics& d);
 // An RDMA device: "<ibdev>", "pci-<PCI address>", "guid-<node GUID>" or
 // "netdev-<ifname>" (config.h RdmaSelector); "*" too when `star_ok`.
 std::optional<RdmaSelector> parse_rdma_selector(std::string_view s, bool star_ok,
-                                                const std::string& where, Diagnostics& d);
+                                                const Source& where, Diagnostics& d);
 // "<device|*>[/<port>]" -> (device, port or 0 for every port); a netdev- selector names
 // its port itself.
 std::optional<std::pair<RdmaSelector, unsigned>> parse_roce_target(std::string_view s,
-                                                                   const std::string& where,
+                                                                   const Source& where,
                                                                    Diagnostics& d);
 // "all", "none", "<device>/<port>", "netdev-<ifname>" or an ifname, comma separated;
 // appended to cfg.wait.
-void parse_wait_list(std::string_view s, const std::string& where, Config& cfg, Diagnostics& d);
+void parse_wait_list(std::string_view s, const Source& where, Config& cfg, Diagnostics& d);
 
 }  // namespace rp

@@ -5,16 +5,9 @@
 #include "provision/base/strings.h"
 
 namespace rp {
-bool from_modprobe_d(const std::string& source) {
-  for (const char* dir :
-       {"/etc/modprobe.d/", "/run/modprobe.d/", "/usr/local/lib/modprobe.d/", "/lib/modprobe.d/"}) {
-    if (starts_with(source, dir)) return true;
-  }
-  return false;
-}
 
 PlanBuilder::PlanBuilder(const Config& c, const Inventory& i, Plan& plan)
-    : cfg(c), inv(i), plan_(plan) {
+    : cfg(c), inv(i), plan_(plan), needs_(rp::module_needs(c, machine_of(c, i))) {
   for (const auto& n : inv.netdevs) ifaces_[n.name] = Iface{&n, std::nullopt};
 }
 
@@ -52,7 +45,7 @@ std::optional<size_t> PlanBuilder::load_module(const std::string& module,
   LoadModule p{module, "", std::nullopt};
   std::string why = reason;
   if (auto o = cfg.module_options.find(module);
-      o != cfg.module_options.end() && !from_modprobe_d(o->second.source)) {
+      o != cfg.module_options.end() && o->second.source.origin != Source::Origin::kModprobeD) {
     p.options = o->second.value;
     why += "; options from " + o->second.source;
   }

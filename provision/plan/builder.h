@@ -13,13 +13,10 @@
 
 #include "provision/config/config.h"
 #include "provision/inventory/inventory.h"
+#include "provision/plan/module_needs.h"
 #include "provision/plan/plan.h"
 
 namespace rp {
-
-// Whether a value comes from modprobe.d. Options from there are applied by libkmod itself
-// at load (passing them again would give them twice), and read as modprobe reads them.
-bool from_modprobe_d(const std::string& source);
 
 // What an interface name refers to once earlier actions have run.
 struct Iface {
@@ -44,6 +41,8 @@ class PlanBuilder {
   void defer_module(std::string module) { plan_.deferred_modules.push_back(std::move(module)); }
   Diagnostics& diag() { return plan_.diag; }
 
+  // Which modules this machine needs (module_needs.h), computed once.
+  const ModuleNeeds& module_needs() const { return needs_; }
   // Modules. load_module() plans a load once (none when loaded or blacklisted) and
   // returns the action that loads it, if any; module_action() only looks.
   std::optional<size_t> load_module(const std::string& module, const std::string& reason);
@@ -88,6 +87,7 @@ class PlanBuilder {
 
  private:
   Plan& plan_;
+  ModuleNeeds needs_;
   std::map<std::string, size_t> module_action_;
   std::vector<size_t> port_actions_;
   std::map<std::string, size_t> device_producer_;

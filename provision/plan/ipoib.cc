@@ -98,7 +98,7 @@ void plan_pkey_children(PlanBuilder& b) {
 void plan_ipoib(PlanBuilder& b) {
   for (const auto& [ifname, s] : b.cfg.ipoib) {
     const Iface* f = b.iface(ifname);
-    const std::string src = s.mode ? s.mode->source : s.mtu ? s.mtu->source : "";
+    const std::string src = s.mode ? s.mode->source.str() : s.mtu ? s.mtu->source.str() : "";
     if (!f) {
       b.note("IPoIB settings for " + ifname + " (" + src + "): not present");
       continue;

@@ -37,8 +37,6 @@ std::string sources_of(const Mlx4Setting& s) {
   return reason;
 }
 
-constexpr char kMlx4Conf[] = "/etc/rdma/mlx4.conf:";
-
 bool present(const Inventory& inv, const PciAddress& pci) {
   return std::find(inv.pci_present.begin(), inv.pci_present.end(), pci) != inv.pci_present.end();
 }
@@ -49,12 +47,11 @@ void plan_mlx4_core(PlanBuilder& b) {
   // Port types are set through mlx4_core's sysfs files, before mlx4_en and mlx4_ib. Only
   // for a configured card that is there: a cluster-wide config must not load mlx4 on the
   // nodes without the card.
-  for (const auto& [pci, s] : b.cfg.mlx4) {
-    if (!present(b.inv, pci)) continue;
-    b.load_module("mlx4_core", s.type[0]   ? s.type[0]->source
-                               : s.type[1] ? s.type[1]->source
-                                           : "mlx4 port types");
-    return;
+  for (const auto& n : b.module_needs().needs) {
+    if (n.kind == ModuleNeed::Kind::kMlx4Core) {
+      b.load_module(n.module, n.why);
+      return;
+    }
   }
 }
 
@@ -77,7 +74,7 @@ void plan_port_types(PlanBuilder& b) {
     // rdma-core's mlx4-setup.sh reads mlx4.conf against the card: a dual-port card (it has
     // mlx4_port2) with one type on the line is skipped, a single-port card gets port 1
     // only. The same for that file here; our own inputs say which port they mean.
-    const bool from_mlx4_conf = s.type[0] && starts_with(s.type[0]->source, kMlx4Conf);
+    const bool from_mlx4_conf = s.type[0] && s.type[0]->source.origin == Source::Origin::kMlx4Conf;
     const bool known = !fn->mlx4_ports.empty();
     const bool dual = port_file(*fn, 2) != nullptr;
     if (from_mlx4_conf && known && dual && !s.type[1]) {

@@ -36,7 +36,10 @@ void plan_links_up(PlanBuilder& b) {
     link_up(b, c.child_name(), c.source);
   }
   for (const auto& [ifname, s] : cfg.ipoib) {
-    link_up(b, ifname, s.mode ? s.mode->source : s.mtu ? s.mtu->source : "IPoIB settings");
+    link_up(b, ifname,
+            s.mode  ? s.mode->source.str()
+            : s.mtu ? s.mtu->source.str()
+                    : "IPoIB settings");
   }
   for (const auto& [ifname, list] : cfg.addresses) link_up(b, ifname, list.front().source);
   for (const auto& [netdev, l] : cfg.soft_links) link_up(b, b.final_name(netdev), l.source);

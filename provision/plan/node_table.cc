@@ -22,7 +22,7 @@ void resolve_node_table(const Inventory& inv, Config& cfg) {
       continue;
     }
     matched = true;
-    const std::string src = e->source + " (node table)";
+    const Source src = e->source.through("node table");
     std::string ifname = n.name;
     for (const auto& [name, key] : cfg.names) {
       if (key.value == e->key) ifname = name;  // an explicit name wins over the row's
@@ -39,7 +39,7 @@ void resolve_node_table(const Inventory& inv, Config& cfg) {
     }
     for (uint16_t pkey : e->pkeys) {
       auto& c = cfg.pkeys[{ifname, pkey}];
-      if (c.source.empty()) {
+      if (c.parent.empty()) {
         c.parent = ifname;
         c.pkey = pkey;
         c.source = src;

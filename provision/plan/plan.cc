@@ -71,8 +71,7 @@ void validate(const Config& cfg, Diagnostics& diag) {
     for (const auto& [name, key] : cfg.names) {
       const bool same_key = key.value == dkey.value;
       if (same_key != (name == dname)) {
-        diag.error(key.source, "clashes with dracut's " +
-                                   dkey.source.substr(dkey.source.find(' ') + 1) + ": " +
+        diag.error(key.source, "clashes with dracut's " + dkey.source.file + ": " +
                                    (same_key ? dkey.value.str() + " is named " + quote(dname) +
                                                    " there and " + quote(name) + " here"
                                              : quote(name) + " names " + dkey.value.str() +

@@ -120,7 +120,7 @@ void plan_roce(PlanBuilder& b) {
   std::stable_sort(order.begin(), order.end(),
                    [&](const auto& x, const auto& y) { return rank(x.first) < rank(y.first); });
   for (const auto& [k, s] : order) {
-    const std::string src = s->mode ? s->mode->source : s->tos ? s->tos->source : "";
+    const std::string src = s->mode ? s->mode->source.str() : s->tos ? s->tos->source.str() : "";
     auto ports = roce_ports(b, k.first, k.second, src);
     if (ports.empty()) {
       if (k.first.by != RdmaSelector::By::kAll) no_such_port(b, k.first, k.second, src);

@@ -44,7 +44,7 @@ std::string udev_rules(const Config& cfg, bool ask_for_table) {
 std::string early_modprobe_conf(const Config& cfg) {
   const auto pfc = wanted_pfc(cfg);
   if (!pfc) return "";
-  const std::string source = cfg.pfc_tx ? cfg.pfc_tx->source : cfg.pfc_rx->source;
+  const std::string source = cfg.pfc_tx ? cfg.pfc_tx->source.str() : cfg.pfc_rx->source;
   return "# Written by rdma-provision before udev starts (" + source +
          "): mlx4_en reads its PFC\n# masks only when it loads, and the kernel loads it itself.\n"
          "options mlx4_en " +
@@ -72,7 +72,8 @@ std::string rdma_rename_guard(const Config& cfg, std::string* note) {
   if (!cfg.rdma_rename_rules || !any) return "";
   std::string names = "rxe[0-9]*|siw[0-9]*";
   for (const auto& n : given) names += "|" + n;
-  const auto& [text, path] = *cfg.rdma_rename_rules;
+  const std::string& text = cfg.rdma_rename_rules->value;
+  const std::string& path = cfg.rdma_rename_rules->source.file;
   if (starts_with(path, "/etc/")) {
     if (note) {
       *note = path + " renames RDMA devices and masks " + kRunRdmaRenamePath +
@@ -137,7 +138,7 @@ std::string state_json(const Config& cfg, const Plan& plan, const ApplyReport* r
   w.key("names").begin_array();
   for (const auto& [name, key] : cfg.names) {
     w.begin_object().field("name", name).field("match", key.value.str());
-    w.field("by", key.value.is_guid ? "port_guid" : "mac").field("source", key.source);
+    w.field("by", key.value.is_guid ? "port_guid" : "mac").field("source", key.source.str());
     w.end_object();
   }
   w.end_array();

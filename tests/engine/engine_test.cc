@@ -14,9 +14,12 @@
 #include "provision/report/handoff.h"
 #include "tests/support/fake_kernel.h"
 #include "tests/support/fixture.h"
+#include "tests/support/source.h"
 
 namespace rp {
 namespace {
+
+using rp::test::src;
 
 struct TreeRun {
   explicit TreeRun(const std::string& fixture) : dir(testing::unpack_fixture(fixture)) {}
@@ -196,8 +199,8 @@ TEST(Engine, NetlinkAndModuleActionsOnAFixtureRootAreSkippedWithTheReason) {
 
 TEST(Handoff, UdevRulesMatchGuidSuffixOrMacOnPhysicalDevicesOnly) {
   Config cfg;
-  cfg.names["ibstor0"] = {*HwKey::parse("0002:c903:0031:78f2"), "cmdline: rd.rdma.name=x"};
-  cfg.names["roce0"] = {*HwKey::parse("52:54:00:77:00:01"), "/etc/x.conf:3"};
+  cfg.names["ibstor0"] = {*HwKey::parse("0002:c903:0031:78f2"), src("cmdline: rd.rdma.name=x")};
+  cfg.names["roce0"] = {*HwKey::parse("52:54:00:77:00:01"), src("/etc/x.conf:3")};
   const std::string rules = udev_rules(cfg);
   EXPECT_NE(rules.find("ACTION==\"add\", SUBSYSTEM==\"net\", DRIVERS==\"?*\", "
                        "ATTR{type}==\"32\", TEST!=\"parent\", "

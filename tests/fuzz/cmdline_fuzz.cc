@@ -23,11 +23,11 @@ void fail(const char* what, const std::string& detail) {
 // Whether the one parser of the value takes it as it was kept (its messages go nowhere).
 bool module_ok(const std::string& name) {
   rp::Diagnostics scratch;
-  return rp::parse_module_name(name, "", scratch) == name;  // valid and normalised
+  return rp::parse_module_name(name, rp::Source{}, scratch) == name;  // valid and normalised
 }
 bool new_ifname_ok(const std::string& name) {
   rp::Diagnostics scratch;
-  return rp::parse_new_ifname(name, "", scratch).has_value();
+  return rp::parse_new_ifname(name, rp::Source{}, scratch).has_value();
 }
 
 void check_one_line(const std::string& s) {
@@ -66,7 +66,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
 
   for (const auto* s : {&cfg.enabled.source, &cfg.required.source, &cfg.timeout_s.source}) {
-    if (*s != "default") from_input(*s);
+    if (!s->is_default()) from_input(*s);
   }
   if (cfg.timeout_s.value < 1 || cfg.timeout_s.value > 3600) fail("timeout", cfg.timeout_s.source);
   for (const auto& m : cfg.modules) {

@@ -20,7 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // The kernel's own ib<N>/eth<N> is kept from this file with a warning (udev applies
     // it: inputs/ipoib_rules.cc); anything else must be a name we could give.
     Diagnostics scratch;
-    const bool kernel_form = parse_ifname(name, "", scratch) && is_kernel_own_name(name);
+    const bool kernel_form = parse_ifname(name, rp::Source{}, scratch) && is_kernel_own_name(name);
     if (!fuzz::new_ifname_ok(name) && !kernel_form) fuzz::fail("invalid name kept", name);
     if (kernel_form && diag.warnings.empty()) fuzz::fail("kernel name kept silently", name);
     fuzz::check_where(text, file, key.source);

@@ -25,15 +25,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (r.tos && r.tos->value > 255) std::abort();
   for (const auto& [name, key] : cfg.names) {
     rp::Diagnostics scratch;
-    if (!rp::parse_new_ifname(name, "", scratch)) std::abort();
+    if (!rp::parse_new_ifname(name, rp::Source{}, scratch)) std::abort();
   }
   for (const auto& m : cfg.modules) {
     rp::Diagnostics scratch;
-    if (rp::parse_module_name(m.value, "", scratch) != m.value) std::abort();  // normalised
+    if (rp::parse_module_name(m.value, rp::Source{}, scratch) != m.value)
+      std::abort();  // normalised
   }
   for (const auto& b : cfg.blacklist) {
     rp::Diagnostics scratch;
-    if (rp::parse_module_name(b.value, "", scratch) != b.value) std::abort();
+    if (rp::parse_module_name(b.value, rp::Source{}, scratch) != b.value) std::abort();
   }
   return 0;
 }

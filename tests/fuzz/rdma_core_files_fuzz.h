@@ -41,11 +41,11 @@ inline void check_where(std::string_view text, const std::string& file, const st
 // Whether the one parser of the value takes it as it was kept (its messages go nowhere).
 inline bool module_ok(const std::string& name) {
   Diagnostics scratch;
-  return parse_module_name(name, "", scratch) == name;  // valid and normalised
+  return parse_module_name(name, rp::Source{}, scratch) == name;  // valid and normalised
 }
 inline bool new_ifname_ok(const std::string& name) {
   Diagnostics scratch;
-  return parse_new_ifname(name, "", scratch).has_value();
+  return parse_new_ifname(name, rp::Source{}, scratch).has_value();
 }
 
 inline void check_diagnostics(std::string_view text, const std::string& file,

@@ -23,7 +23,7 @@ CXX=${CXX:-clang++-14}
 out=tests/fuzz/out
 mkdir -p "$out"
 
-base="provision/base/drivers.cc provision/base/root.cc provision/base/modprobe.cc provision/base/result.cc provision/base/strings.cc provision/base/types.cc"
+base="provision/base/drivers.cc provision/base/root.cc provision/base/modprobe.cc provision/base/result.cc provision/base/source.cc provision/base/strings.cc provision/base/types.cc"
 config="$base provision/config/config.cc provision/inputs/record.cc provision/inputs/text.cc provision/inputs/values.cc"
 declare -A SRCS=(
   [cmdline]="$config provision/inputs/cmdline.cc"

@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <set>
 
+#include "provision/plan/plan.h"
 #include "tests/support/fixture.h"
 
 namespace rp {
@@ -60,7 +62,7 @@ TEST(ImageNeeds, HostOnlyMlx4CardGetsItsDriversAndIpoib) {
   EXPECT_EQ(t.needs(), std::string(kCore) +
                            "module mlx4_core  # drives 0000:81:00.0 on this host\n"
                            "module mlx4_ib  # RDMA driver of mlx4_core (0000:81:00.0)\n"
-                           "module mlx4_en  # Ethernet driver of mlx4_core (0000:81:00.0)\n"
+                           "module mlx4_en  # mlx4 Ethernet ports\n"
                            "module ib_ipoib  # IPoIB on the ports of RDMA hardware\n");
 }
 
@@ -82,8 +84,8 @@ TEST(ImageNeeds, HostRunningSoftIwarpOnAnIntelNicGetsSiwAndIrdma) {
   Tree t("siw", {});
   EXPECT_EQ(t.needs(), std::string(kCore) +
                            "module i40e  # drives 0000:18:00.0 on this host\n"
-                           "module irdma  # RDMA driver of i40e (0000:18:00.0)\n"
                            "module siw  # this host runs Soft-iWARP\n"
+                           "module irdma  # RDMA driver of i40e (0000:18:00.0)\n"
                            "module ib_ipoib  # IPoIB on the ports of RDMA hardware\n");
 }
 
@@ -92,15 +94,17 @@ TEST(ImageNeeds, GenericTakesBothSidesOfEveryPairTheHardwareDirAndSoftDevices) {
   ImageNeedsOptions o;
   o.drivers = DriverChoice::kGeneric;
   const std::string out = t.needs(o);
-  for (const char* m : {"mlx4_core", "mlx4_ib", "mlx4_en",  "mlx5_core",      "mlx5_ib", "bnxt_en",
-                        "bnxt_re",   "cxgb4",   "iw_cxgb4", "qede",           "qedr",    "ice",
-                        "i40e",      "irdma",   "hns3",     "hns_roce_hw_v2", "erdma",   "be2net",
-                        "ocrdma",    "mana",    "mana_ib",  "rdma_rxe",       "siw"}) {
+  for (const char* m : {"mlx4_core", "mlx4_ib",  "mlx5_core",      "mlx5_ib", "bnxt_en", "bnxt_re",
+                        "cxgb4",     "iw_cxgb4", "qede",           "qedr",    "ice",     "i40e",
+                        "irdma",     "hns3",     "hns_roce_hw_v2", "erdma",   "be2net",  "ocrdma",
+                        "mana",      "mana_ib",  "rdma_rxe",       "siw"}) {
     EXPECT_NE(out.find(std::string("module ") + m + "  # generic image: every known RDMA driver\n"),
               std::string::npos)
         << m << "\n"
         << out;
   }
+  // mlx4_core requests mlx4_en for an Ethernet port (mlx4/main.c mlx4_request_modules).
+  EXPECT_NE(out.find("module mlx4_en  # Ethernet ports of mlx4_core\n"), std::string::npos);
   EXPECT_NE(out.find("module-dir drivers/infiniband/hw  # generic image"), std::string::npos);
   EXPECT_NE(out.find("module ib_ipoib  # IPoIB on the ports of RDMA hardware\n"),
             std::string::npos);
@@ -127,8 +131,8 @@ TEST(ImageNeeds, ANodeTableRowsSoftDeviceBringsItsModule) {
   EXPECT_EQ(t.needs(given({"mlx4_ib"})),
             std::string(kCore) +
                 "module mlx4_ib  # --drivers\n"
-                "module rdma_rxe  # /etc/rdma-provision/rdma-provision.conf:2 (node table)\n"
-                "module ib_ipoib  # IPoIB on the ports of RDMA hardware\n" +
+                "module ib_ipoib  # IPoIB on the ports of RDMA hardware\n"
+                "module rdma_rxe  # /etc/rdma-provision/rdma-provision.conf:2 (node table)\n" +
                 kCrc32 + "file /etc/rdma-provision/rdma-provision.conf  # native configuration\n");
 }
 
@@ -243,6 +247,40 @@ TEST(ImageNeeds, AConfigElsewhereGoesToTheStandardPlace) {
                 kCrc32 +
                 "file /srv/node7.conf /etc/rdma-provision/rdma-provision.conf  # native "
                 "configuration\n");
+}
+
+// One answer (plan/module_needs.h): on every fixture, with settings of every kind, each
+// module the plan loads on the host is one a host-only image of that host carries.
+TEST(ImageNeeds, EveryModuleThePlanLoadsIsInTheHostOnlyImage) {
+  const std::string conf =
+      "[modules]\nload = rpcrdma\n[roce *]\nmode = v2\ntos = 106\n"
+      "[name ibfab0]\nmatch = 0002:c903:0031:78f2\n[pkey ib0 0x10]\n[ipoib ib0]\n"
+      "mode = connected\n[mlx4 0000:81:00.0]\nport1 = eth\nport2 = ib\n";
+  const std::string cmdline =
+      "rd.rdma.verify=peer:10.0.0.1 rd.rdma.mlx4.pfc=0x08 ip=ib0:dhcp root=nfs:10.0.0.1:/r";
+  for (const char* fixture :
+       {"cx3-single-builtin", "cx3-sriov-eth", "cx3-vpi", "cx5-ib", "cx5-initramfs", "cx5-renamed",
+        "cx5-roce", "four-hca", "opa-bnxt", "rxe-virtio", "siw"}) {
+    Tree t(fixture, {{"/etc/rdma-provision/rdma-provision.conf", conf}}, cmdline);
+    const Inventory inv = discover(t.root, Detail::kPlan);
+    Inputs in = load_inputs(t.root, t.opt);
+    ASSERT_TRUE(in.diag.ok()) << fixture << ": " << in.diag.errors[0].str();
+    ImageNeedsOptions o;
+    o.config_path = t.opt.config_path;
+    std::set<std::string> image;
+    for (const auto& n : image_needs(in, inv, o))
+      if (n.kind == ImageNeed::Kind::kModule) image.insert(n.item);
+    const Plan p = make_plan(in.config, inv);
+    size_t loads = 0;
+    for (const auto& a : p.actions) {
+      if (a.kind() != ActionKind::kLoadModule) continue;
+      ++loads;
+      const std::string& m = a.get<LoadModule>().module;
+      EXPECT_TRUE(image.count(m)) << fixture << ": the plan loads " << m << " (" << a.reason
+                                  << "), the image leaves it out";
+    }
+    EXPECT_GT(loads, 0u) << fixture;
+  }
 }
 
 }  // namespace

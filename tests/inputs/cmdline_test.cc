@@ -8,9 +8,12 @@
 #include <vector>
 
 #include "provision/base/strings.h"
+#include "tests/support/source.h"
 
 namespace rp {
 namespace {
+
+using rp::test::src;
 
 struct Parsed {
   Config cfg;
@@ -33,13 +36,13 @@ std::vector<std::string> strs(const std::vector<Error>& errors) {
 // `sources`, each value is followed by [its source].
 std::string summary(const Config& c, bool sources = false) {
   std::string out;
-  auto src = [&](const std::string& s) { return sources ? " [" + s + "]" : std::string(); };
+  auto src = [&](const Source& s) { return sources ? " [" + s.str() + "]" : std::string(); };
   auto line = [&](const std::string& s) { out += s + "\n"; };
-  if (c.enabled.source != "default")
+  if (!c.enabled.source.is_default())
     line("enabled=" + std::to_string(c.enabled.value) + src(c.enabled.source));
-  if (c.required.source != "default")
+  if (!c.required.source.is_default())
     line("required=" + std::to_string(c.required.value) + src(c.required.source));
-  if (c.timeout_s.source != "default")
+  if (!c.timeout_s.source.is_default())
     line("timeout=" + std::to_string(c.timeout_s.value) + src(c.timeout_s.source));
   for (const auto& m : c.modules) line("module " + m.value + src(m.source));
   for (const auto& [pci, card] : c.mlx4) {
@@ -274,12 +277,12 @@ TEST(ParseCmdline, QuotedTokenIsTheSourceAsWritten) {
 TEST(ParseCmdline, OverridesWhatTheFilesSaid) {
   Config cfg;
   Diagnostics diag;
-  cfg.enabled = {true, "/etc/rdma-provision/rdma-provision.conf:2"};
-  cfg.names["ib-a"] = {*HwKey::parse("0002:c903:0031:78f2"), "/etc/rdma-provision/x.conf:5"};
-  cfg.names["ib-b"] = {*HwKey::parse("0002:c903:0031:78f3"), "/etc/rdma-provision/x.conf:6"};
-  cfg.wait.push_back({WaitItem{}, "/etc/rdma-provision/x.conf:3"});
-  cfg.ipoib["ib-a"].mode = Sourced<IpoibMode>{IpoibMode::kConnected, "x.conf:9"};
-  cfg.ipoib["ib-a"].mtu = Sourced<unsigned>{65520, "x.conf:10"};
+  cfg.enabled = {true, src("/etc/rdma-provision/rdma-provision.conf:2")};
+  cfg.names["ib-a"] = {*HwKey::parse("0002:c903:0031:78f2"), src("/etc/rdma-provision/x.conf:5")};
+  cfg.names["ib-b"] = {*HwKey::parse("0002:c903:0031:78f3"), src("/etc/rdma-provision/x.conf:6")};
+  cfg.wait.push_back({WaitItem{}, src("/etc/rdma-provision/x.conf:3")});
+  cfg.ipoib["ib-a"].mode = Sourced<IpoibMode>{IpoibMode::kConnected, src("x.conf:9")};
+  cfg.ipoib["ib-a"].mtu = Sourced<unsigned>{65520, src("x.conf:10")};
   parse_cmdline(
       "rd.rdma=0 rd.rdma.name=ib-fast:0002:c903:0031:78f2 rd.rdma.wait=none "
       "rd.rdma.ipoib=ib-a:datagram",

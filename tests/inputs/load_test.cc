@@ -69,7 +69,7 @@ TEST_F(LoadTest, IbPkeyIsLeftToNetworkManagerWhenTheImageHasIt) {
   put("/usr/libexec/nm-initrd-generator", "");
   Inputs nm = load_inputs(Root(dir_), opt);
   ASSERT_EQ(nm.config.pkeys.size(), 1u);
-  EXPECT_EQ(nm.config.pkeys.begin()->second.source, "cmdline: rd.rdma.pkey=ib0:0x8002");
+  EXPECT_EQ(nm.config.pkeys.begin()->second.source.str(), "cmdline: rd.rdma.pkey=ib0:0x8002");
   ASSERT_EQ(nm.diag.warnings.size(), 1u);
   EXPECT_EQ(nm.diag.warnings[0].str(),
             "cmdline: ib.pkey=ib0.8001: left to NetworkManager: this image has "
@@ -106,7 +106,7 @@ TEST_F(LoadTest, IbPkeyAndRdRdmaPkeyForOnePartition) {
     Inputs plain = load(same);
     EXPECT_TRUE(plain.diag.ok() && plain.diag.warnings.empty()) << same;
     ASSERT_EQ(plain.config.pkeys.size(), 1u) << same;
-    EXPECT_EQ(plain.config.pkeys.begin()->second.source, "cmdline: rd.rdma.pkey=ib0:0x8002");
+    EXPECT_EQ(plain.config.pkeys.begin()->second.source.str(), "cmdline: rd.rdma.pkey=ib0:0x8002");
   }
   put("/usr/libexec/nm-initrd-generator", "");
   for (const char* same :

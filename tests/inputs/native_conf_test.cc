@@ -63,8 +63,8 @@ TEST(NativeConf, DocumentedExampleIsValidAndCoversEverySection) {
 TEST(NativeConf, EveryValueCarriesItsFileAndLine) {
   Parsed p = parse("# comment\n[mlx4 0000:81:00.0]\nport2 = eth\n\n[roce *]\ntos = 96\n");
   EXPECT_EQ(errors(p), "");
-  EXPECT_EQ(p.cfg.mlx4.begin()->second.type[1]->source, std::string(kFile) + ":3");
-  EXPECT_EQ(p.cfg.roce.at({RdmaSelector::all(), 0}).tos->source, std::string(kFile) + ":6");
+  EXPECT_EQ(p.cfg.mlx4.begin()->second.type[1]->source.str(), std::string(kFile) + ":3");
+  EXPECT_EQ(p.cfg.roce.at({RdmaSelector::all(), 0}).tos->source.str(), std::string(kFile) + ":6");
 }
 
 TEST(NativeConf, NodeTableRowsAreKeyedByGuidAndMac) {
@@ -78,7 +78,7 @@ TEST(NativeConf, NodeTableRowsAreKeyedByGuidAndMac) {
   EXPECT_EQ(e->name, "ibx");
   EXPECT_EQ(e->addresses.size(), 2u);
   EXPECT_EQ(e->pkeys, std::vector<uint16_t>{0x8001});
-  EXPECT_EQ(e->source, std::string(kFile) + ":2");
+  EXPECT_EQ(e->source.str(), std::string(kFile) + ":2");
   EXPECT_EQ(p.cfg.node_entry(*HwKey::parse("52:54:00:00:00:01"))->mtu, 9000u);
 }
 
@@ -240,14 +240,14 @@ TEST(NativeConf, ModuleNamesAreNormalisedLikeModprobe) {
   EXPECT_EQ(p.cfg.modules[0].value, "rdma_ucm");
   ASSERT_EQ(p.cfg.blacklist.size(), 1u);
   EXPECT_EQ(p.cfg.blacklist[0].value, "ib_srpt");
-  EXPECT_EQ(p.cfg.blacklist[0].source, std::string(kFile) + ":3");
+  EXPECT_EQ(p.cfg.blacklist[0].source.str(), std::string(kFile) + ":3");
 }
 
 TEST(NativeConf, ABlacklistedModuleIsListedOnceWhateverItsSpelling) {
   Parsed p = parse("[modules]\nblacklist = ib-srpt, ib_srpt\nblacklist = ib_srpt\n");
   EXPECT_EQ(errors(p), "");
   ASSERT_EQ(p.cfg.blacklist.size(), 1u);
-  EXPECT_EQ(p.cfg.blacklist[0].source, std::string(kFile) + ":2");
+  EXPECT_EQ(p.cfg.blacklist[0].source.str(), std::string(kFile) + ":2");
 }
 
 TEST(NativeConf, DuplicateNodeRowNamesTheFirst) {

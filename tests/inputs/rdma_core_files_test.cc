@@ -77,13 +77,13 @@ TEST(Mlx4Conf, ShippedTemplatePlusCardsSetsPortTypesWithTheirLines) {
   const Mlx4Setting& a = cfg.mlx4.at(pci("0000:0b:00.0"));
   EXPECT_EQ(a.type[0]->value, PortType::kEth);
   EXPECT_EQ(a.type[1]->value, PortType::kEth);
-  EXPECT_EQ(a.type[0]->source, "/etc/rdma/mlx4.conf:12");
-  EXPECT_EQ(a.type[1]->source, "/etc/rdma/mlx4.conf:12");
+  EXPECT_EQ(a.type[0]->source.str(), "/etc/rdma/mlx4.conf:12");
+  EXPECT_EQ(a.type[1]->source.str(), "/etc/rdma/mlx4.conf:12");
 
   const Mlx4Setting& b = cfg.mlx4.at(pci("0000:81:00.0"));
   EXPECT_EQ(b.type[0]->value, PortType::kIb);
   EXPECT_FALSE(b.type[1].has_value()) << "a single-port line leaves port 2 alone";
-  EXPECT_EQ(b.type[0]->source, "/etc/rdma/mlx4.conf:14");
+  EXPECT_EQ(b.type[0]->source.str(), "/etc/rdma/mlx4.conf:14");
 
   const Mlx4Setting& c = cfg.mlx4.at(pci("0000:82:00.0"));
   EXPECT_EQ(c.type[0]->value, PortType::kAuto);
@@ -214,7 +214,7 @@ TEST(ModulesConf, TrailingCommentsSemicolonLinesDashesAndBlanksAreHandled) {
   ASSERT_EQ(cfg.modules.size(), 2u);
   EXPECT_EQ(cfg.modules[0].value, "ib_isert");
   EXPECT_EQ(cfg.modules[1].value, "ib_srpt");
-  EXPECT_EQ(cfg.modules[1].source, "/etc/rdma/modules/rdma.conf:4");
+  EXPECT_EQ(cfg.modules[1].source.str(), "/etc/rdma/modules/rdma.conf:4");
 }
 
 // ---------------------------------------------------------------------------------------
@@ -242,9 +242,9 @@ TEST(ModprobeConf, PfcExampleFromRdmaCoreFillsPfcAndModuleOptions) {
   ASSERT_TRUE(cfg.pfc_tx && cfg.pfc_rx);
   EXPECT_EQ(cfg.pfc_tx->value, 3u);
   EXPECT_EQ(cfg.pfc_rx->value, 3u);
-  EXPECT_EQ(cfg.pfc_tx->source, "/etc/modprobe.d/mlx4.conf:9");
+  EXPECT_EQ(cfg.pfc_tx->source.str(), "/etc/modprobe.d/mlx4.conf:9");
   EXPECT_EQ(cfg.module_options.at("mlx4_en").value, "pfctx=3 pfcrx=3");
-  EXPECT_EQ(cfg.module_options.at("mlx4_en").source, "/etc/modprobe.d/mlx4.conf:9");
+  EXPECT_EQ(cfg.module_options.at("mlx4_en").source.str(), "/etc/modprobe.d/mlx4.conf:9");
   EXPECT_EQ(cfg.module_options.size(), 1u) << "commented-out options are not options";
 }
 
@@ -260,7 +260,7 @@ TEST(ModprobeConf, OptionsForOneModuleAreJoinedInOrderAndDashesBecomeUnderscores
   EXPECT_TRUE(diag.warnings.empty());
   const auto& core = cfg.module_options.at("mlx4_core");
   EXPECT_EQ(core.value, "port_type_array=1,2 log_num_mgm_entry_size=-1");
-  EXPECT_EQ(core.source, "/etc/modprobe.d/mlx4.conf:1, /etc/modprobe.d/mlx4.conf:2");
+  EXPECT_EQ(core.source.str(), "/etc/modprobe.d/mlx4.conf:1, /etc/modprobe.d/mlx4.conf:2");
   EXPECT_EQ(cfg.pfc_tx->value, 8u);
   EXPECT_EQ(cfg.pfc_rx->value, 8u);
   EXPECT_TRUE(cfg.mlx4.empty()) << "port_type_array is one array for all cards: the plan decides";
@@ -274,7 +274,7 @@ TEST(ModprobeConf, OptionsAcrossFilesAppendLikeModprobe) {
   parse_modprobe_conf("options ib_ipoib send_queue_size=256\n", "/etc/modprobe.d/b.conf", cfg,
                       diag);
   EXPECT_EQ(cfg.module_options.at("ib_ipoib").value, "recv_queue_size=512 send_queue_size=256");
-  EXPECT_EQ(cfg.module_options.at("ib_ipoib").source,
+  EXPECT_EQ(cfg.module_options.at("ib_ipoib").source.str(),
             "/etc/modprobe.d/a.conf:1, /etc/modprobe.d/b.conf:1");
 }
 
@@ -288,9 +288,9 @@ TEST(ModprobeConf, BackslashContinuesALineAndTheFirstLineIsTheSource) {
   EXPECT_TRUE(diag.errors.empty());
   EXPECT_EQ(cfg.module_options.at("mlx4_en").value, "pfctx=0x08     pfcrx=0x0c");
   EXPECT_EQ(cfg.pfc_rx->value, 0x0cu);
-  EXPECT_EQ(cfg.pfc_rx->source, "/etc/modprobe.d/mlx4.conf:2");
+  EXPECT_EQ(cfg.pfc_rx->source.str(), "/etc/modprobe.d/mlx4.conf:2");
   ASSERT_EQ(cfg.blacklist.size(), 1u);
-  EXPECT_EQ(cfg.blacklist[0].source, "/etc/modprobe.d/mlx4.conf:5");
+  EXPECT_EQ(cfg.blacklist[0].source.str(), "/etc/modprobe.d/mlx4.conf:5");
 }
 
 TEST(ModprobeConf, BlacklistIsNormalisedAndKeptOnce) {
@@ -302,7 +302,7 @@ TEST(ModprobeConf, BlacklistIsNormalisedAndKeptOnce) {
   ASSERT_EQ(cfg.blacklist.size(), 2u);
   EXPECT_EQ(cfg.blacklist[0].value, "rpcrdma");
   EXPECT_EQ(cfg.blacklist[1].value, "ib_srpt");
-  EXPECT_EQ(cfg.blacklist[1].source, "/etc/modprobe.d/mlx4.conf:2");
+  EXPECT_EQ(cfg.blacklist[1].source.str(), "/etc/modprobe.d/mlx4.conf:2");
 }
 
 TEST(ModprobeConf, InstallTrueOrFalseForbidsAModuleOtherCommandsDoNot) {
@@ -315,7 +315,7 @@ TEST(ModprobeConf, InstallTrueOrFalseForbidsAModuleOtherCommandsDoNot) {
   EXPECT_TRUE(diag.ok());
   ASSERT_EQ(cfg.forbidden.size(), 2u);
   EXPECT_EQ(cfg.forbidden.at("ib_srpt").value, "/bin/true");
-  EXPECT_EQ(cfg.forbidden.at("ib_srpt").source, kModprobe + ":1");
+  EXPECT_EQ(cfg.forbidden.at("ib_srpt").source.str(), kModprobe + ":1");
   EXPECT_EQ(cfg.forbidden.at("rds").value, "/usr/bin/false");
   EXPECT_EQ(cfg.forbidden.count("mlx4_core"), 0u);
 }
@@ -398,7 +398,7 @@ TEST(ModprobeConf, LaterPfcValueWinsAsInTheKernel) {
   Diagnostics diag;
   parse_modprobe_conf("options mlx4_en pfctx=1\noptions mlx4_en pfctx=2\n", kModprobe, cfg, diag);
   EXPECT_EQ(cfg.pfc_tx->value, 2u);
-  EXPECT_EQ(cfg.pfc_tx->source, "/etc/modprobe.d/mlx4.conf:2");
+  EXPECT_EQ(cfg.pfc_tx->source.str(), "/etc/modprobe.d/mlx4.conf:2");
   EXPECT_FALSE(cfg.pfc_rx.has_value());
 }
 
@@ -436,11 +436,11 @@ TEST(IpoibRules, RdmaCoreSampleRulesNameGuidsAndMacs) {
 
   const auto& ib0 = cfg.names.at("mlx4_ib0");
   EXPECT_TRUE(ib0.value == HwKey::of_guid(PortGuid{0x0002c903003178f2ULL}));
-  EXPECT_EQ(ib0.source, "/etc/udev/rules.d/70-persistent-ipoib.rules:5");
+  EXPECT_EQ(ib0.source.str(), "/etc/udev/rules.d/70-persistent-ipoib.rules:5");
 
   const auto& ib1 = cfg.names.at("mlx4_ib1");
   EXPECT_EQ(ib1.value.str(), "f452:1403:007b:cba1");
-  EXPECT_EQ(ib1.source, "/etc/udev/rules.d/70-persistent-ipoib.rules:7");
+  EXPECT_EQ(ib1.source.str(), "/etc/udev/rules.d/70-persistent-ipoib.rules:7");
 
   const auto& roce = cfg.names.at("roce_a");
   EXPECT_FALSE(roce.value.is_guid);
@@ -478,9 +478,9 @@ TEST(IpoibRules, WithoutTypeTheAddressLengthDecidesAndContinuationLinesJoin) {
   EXPECT_TRUE(diag.errors.empty());
   EXPECT_TRUE(diag.warnings.empty());
   EXPECT_TRUE(cfg.names.at("mlx4_ib3").value.is_guid);
-  EXPECT_EQ(cfg.names.at("mlx4_ib3").source, "/etc/udev/rules.d/70-persistent-ipoib.rules:1");
+  EXPECT_EQ(cfg.names.at("mlx4_ib3").source.str(), "/etc/udev/rules.d/70-persistent-ipoib.rules:1");
   EXPECT_FALSE(cfg.names.at("roce_b").value.is_guid);
-  EXPECT_EQ(cfg.names.at("roce_b").source, "/etc/udev/rules.d/70-persistent-ipoib.rules:3");
+  EXPECT_EQ(cfg.names.at("roce_b").source.str(), "/etc/udev/rules.d/70-persistent-ipoib.rules:3");
 }
 
 TEST(IpoibRules, RulesThatNameNothingByAddressAreIgnoredWithAWarning) {
@@ -534,7 +534,7 @@ TEST(IpoibRules, DoubtfulMatchesAreUsedButExplained) {
       }));
   EXPECT_EQ(cfg.names.size(), 3u);
   EXPECT_EQ(cfg.names.at("mlx4_ib0").value.str(), "0002:c903:0031:78f2");
-  EXPECT_EQ(cfg.names.at("mlx4_ib2").source, "/etc/udev/rules.d/70-persistent-ipoib.rules:3");
+  EXPECT_EQ(cfg.names.at("mlx4_ib2").source.str(), "/etc/udev/rules.d/70-persistent-ipoib.rules:3");
 }
 
 TEST(IpoibRules, ALaterRulesFileRenamesWhatAnEarlierSourceNamed) {
@@ -707,9 +707,9 @@ TEST(MalformedInputs, NothingFromABadLineReachesTheConfig) {
     Config cfg;
     Diagnostics diag;
     c.parse(c.text, c.file, cfg, diag);
-    for (const auto& m : cfg.modules) EXPECT_NE(m.source, diag.errors[0].where) << c.name;
+    for (const auto& m : cfg.modules) EXPECT_NE(m.source.str(), diag.errors[0].where) << c.name;
     for (const auto& [name, key] : cfg.names) {
-      EXPECT_NE(key.source, diag.errors[0].where) << c.name;
+      EXPECT_NE(key.source.str(), diag.errors[0].where) << c.name;
     }
   }
 }

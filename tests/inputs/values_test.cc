@@ -12,9 +12,12 @@
 #include "provision/inputs/native_conf.h"
 #include "provision/inputs/rdma_core_files.h"
 #include "provision/inputs/text.h"
+#include "tests/support/source.h"
 
 namespace rp {
 namespace {
+
+using rp::test::src;
 
 using Reader = void (*)(std::string_view, const std::string&, Config&, Diagnostics&);
 
@@ -132,7 +135,7 @@ TEST(OneParserPerValue, ModuleNamesReachTheConfigAsTheKernelSpellsThem) {
 
 TEST(Values, LongValuesAreCutShortInMessages) {
   Diagnostics d;
-  EXPECT_FALSE(parse_port_type(std::string(1000, 'x'), "here", d));
+  EXPECT_FALSE(parse_port_type(std::string(1000, 'x'), src("here"), d));
   ASSERT_EQ(d.errors.size(), 1u);
   EXPECT_EQ(d.errors[0].what,
             "port type '" + std::string(64, 'x') + "'... (1000 bytes) is not one of ib, eth, auto");
@@ -157,8 +160,8 @@ TEST(Values, TheKernelsOwnNamesAreIbOrEthWithANumber) {
     EXPECT_FALSE(is_kernel_own_name(free)) << free;
   }
   Diagnostics d;
-  EXPECT_EQ(parse_new_ifname("ib", "here", d), std::optional<std::string>("ib"));
-  EXPECT_FALSE(parse_new_ifname("ib3", "here", d));
+  EXPECT_EQ(parse_new_ifname("ib", src("here"), d), std::optional<std::string>("ib"));
+  EXPECT_FALSE(parse_new_ifname("ib3", src("here"), d));
   ASSERT_EQ(d.errors.size(), 1u);
   EXPECT_EQ(d.errors[0].what,
             "interface name 'ib3' is of the kernel's own ib<N> form and would collide with an "
@@ -168,7 +171,7 @@ TEST(Values, TheKernelsOwnNamesAreIbOrEthWithANumber) {
 TEST(Values, WaitListKeepsOnlyGoodTargets) {
   Config cfg;
   Diagnostics d;
-  parse_wait_list("all, mlx5_0/1, ib-a, mlx5_0/0", "here", cfg, d);
+  parse_wait_list("all, mlx5_0/1, ib-a, mlx5_0/0", src("here"), cfg, d);
   ASSERT_EQ(d.errors.size(), 1u);
   EXPECT_EQ(d.errors[0].what, "port '0' is not a port number 1..255");
   std::vector<std::string> kept;
@@ -238,7 +241,7 @@ TEST(Values, NfsRootServer) {
   EXPECT_TRUE(d.ok() && d.warnings.empty());
   ASSERT_TRUE(cfg.nfs_server);
   EXPECT_EQ(cfg.nfs_server->value.str(), "10.1.2.3");
-  EXPECT_EQ(cfg.nfs_server->source, "cmdline: netroot=nfs4:10.1.2.3:/r");
+  EXPECT_EQ(cfg.nfs_server->source.str(), "cmdline: netroot=nfs4:10.1.2.3:/r");
 }
 
 }  // namespace

@@ -15,9 +15,12 @@
 #include "provision/kernel/rtnl_testing.h"
 #include "provision/plan/plan.h"
 #include "tests/netns/netns.h"
+#include "tests/support/source.h"
 
 namespace rp {
 namespace {
+
+using rp::test::src;
 
 using namespace std::chrono_literals;
 using testing::LiveContext;
@@ -33,7 +36,8 @@ Config names(const std::map<std::string, MacAddress>& wanted) {
   Config cfg;
   int line = 1;
   for (const auto& [name, mac] : wanted) {
-    cfg.names[name] = Sourced<HwKey>{HwKey::of_mac(mac), "names.conf:" + std::to_string(line++)};
+    cfg.names[name] =
+        Sourced<HwKey>{HwKey::of_mac(mac), src("names.conf:" + std::to_string(line++))};
   }
   return cfg;
 }
@@ -106,7 +110,7 @@ TEST_F(RenamePlanTest, MovesAnUnrelatedInterfaceOutOfTheWayWhenAllowed) {
   const MacAddress holder = mac_of("lan0"), wanted = mac_of("eth-a");
   const int holder_index = rtnl_get_link("lan0")->ifindex;
   Config cfg = names({{"lan0", wanted}});
-  cfg.allow_rename_other = {true, "test"};
+  cfg.allow_rename_other = {true, src("test")};
   const Plan plan = plan_for(cfg);
   ASSERT_EQ(renames(plan), 2u) << plan_text(plan);
   EXPECT_FALSE(plan.diag.warnings.empty()) << "the displaced interface is reported";

@@ -4,9 +4,12 @@
 #include <gtest/gtest.h>
 
 #include "provision/plan/plan.h"
+#include "tests/support/source.h"
 
 namespace rp {
 namespace {
+
+using rp::test::src;
 
 Inventory one_nic(const std::string& name, const std::string& mac) {
   Inventory inv;
@@ -23,7 +26,7 @@ NodeEntry row(const std::string& mac, const std::string& name) {
   e.key = *HwKey::parse(mac);
   e.name = name;
   e.addresses = {*IpPrefix::parse("10.77.0.2/24")};
-  e.source = "/etc/rdma-provision/rdma-provision.conf:9";
+  e.source = src("/etc/rdma-provision/rdma-provision.conf:9");
   return e;
 }
 
@@ -33,7 +36,7 @@ TEST(NodeTable, AnEthernetRowGivesANameAndAnAddressButNoIpoibSettings) {
   cfg.nodes_by_mac[e.key.value] = e;
   resolve_node_table(one_nic("eth0", "52:54:00:77:00:02"), cfg);
   ASSERT_EQ(cfg.names.count("fabric0"), 1u);
-  EXPECT_EQ(cfg.names.at("fabric0").source, e.source + " (node table)");
+  EXPECT_EQ(cfg.names.at("fabric0").source.str(), e.source + " (node table)");
   EXPECT_EQ(cfg.addresses.at("fabric0").size(), 1u);
   EXPECT_TRUE(cfg.ipoib.empty()) << "an Ethernet row has no IPoIB settings to give";
 }
@@ -43,7 +46,7 @@ TEST(NodeTable, AnExplicitNameWinsOverTheRow) {
   const NodeEntry e = row("52:54:00:77:00:02", "fabric0");
   cfg.nodes_by_mac[e.key.value] = e;
   // The command line gives fabric0 to another interface: the row's name is not taken from it.
-  cfg.names["fabric0"] = {*HwKey::parse("52:54:00:77:00:09"), "cmdline: rd.rdma.name=..."};
+  cfg.names["fabric0"] = {*HwKey::parse("52:54:00:77:00:09"), src("cmdline: rd.rdma.name=...")};
   resolve_node_table(one_nic("eth0", "52:54:00:77:00:02"), cfg);
   EXPECT_EQ(cfg.names.at("fabric0").value.str(), "52:54:00:77:00:09");
   EXPECT_EQ(cfg.names.size(), 1u);
@@ -79,11 +82,12 @@ TEST(NodeTable, ARowsSoftRoceDeviceGoesOnItsInterfaceByItsNewName) {
   ASSERT_EQ(cfg.soft_links.count("nodeb0"), 1u);
   EXPECT_EQ(cfg.soft_links.at("nodeb0").name, "rxe0");
   EXPECT_EQ(cfg.soft_links.at("nodeb0").kind, SoftKind::kRxe);
-  EXPECT_EQ(cfg.soft_links.at("nodeb0").source, e.source + " (node table)");
+  EXPECT_EQ(cfg.soft_links.at("nodeb0").source.str(), e.source + " (node table)");
   // One asked for explicitly on that interface wins.
   Config cfg2;
   cfg2.nodes_by_mac[e.key.value] = e;
-  cfg2.soft_links["nodeb0"] = SoftLink{SoftKind::kSiw, "siw9", "cmdline: rd.rdma.siw=nodeb0:siw9"};
+  cfg2.soft_links["nodeb0"] =
+      SoftLink{SoftKind::kSiw, "siw9", src("cmdline: rd.rdma.siw=nodeb0:siw9")};
   resolve_node_table(one_nic("eth0", "52:54:00:77:00:03"), cfg2);
   EXPECT_EQ(cfg2.soft_links.at("nodeb0").name, "siw9");
 }

@@ -9,9 +9,12 @@
 #include "provision/inputs/cmdline.h"
 #include "provision/plan/plan.h"
 #include "provision/plan/rdma_select.h"
+#include "tests/support/source.h"
 
 namespace rp {
 namespace {
+
+using rp::test::src;
 
 // A ConnectX-3 driven by mlx4_core, mlx4_core loaded, mlx4_en not; port 1's type file
 // reads `port1` (show_port_type in drivers/net/ethernet/mellanox/mlx4/main.c prints
@@ -49,7 +52,7 @@ TEST(ModulesPlanner, AConfiguredMlx4CardThatIsAbsentLoadsNothing) {
   Config cfg;
   for (int i = 0; i < 2; ++i) {
     cfg.mlx4[*PciAddress::parse("0000:81:00.0")].type[i] =
-        Sourced<PortType>{PortType::kEth, "/etc/rdma/mlx4.conf:1"};
+        Sourced<PortType>{PortType::kEth, src("/etc/rdma/mlx4.conf:1")};
   }
   const Plan p = make_plan(cfg, Inventory{});
   EXPECT_TRUE(p.actions.empty()) << plan_text(p);
@@ -72,8 +75,8 @@ TEST(ModulesPlanner, AConfiguredMlx4CardThatIsAbsentLoadsNothing) {
 
 TEST(ModulesPlanner, AModuleForbiddenByAnInstallLineIsNotPlanned) {
   Config cfg;
-  cfg.modules = {{"ib_srpt", "cmdline: rd.rdma.modules=ib_srpt"}};
-  cfg.forbidden["ib_srpt"] = Sourced<std::string>{"/bin/true", "/etc/modprobe.d/cis.conf:4"};
+  cfg.modules = {{"ib_srpt", src("cmdline: rd.rdma.modules=ib_srpt")}};
+  cfg.forbidden["ib_srpt"] = Sourced<std::string>{"/bin/true", src("/etc/modprobe.d/cis.conf:4")};
   const Plan p = make_plan(cfg, Inventory{});
   EXPECT_TRUE(p.actions.empty()) << plan_text(p);
   ASSERT_EQ(p.notes.size(), 1u);
@@ -88,11 +91,11 @@ TEST(ModulesPlanner, PfctxAloneInModprobeDLeavesPfcrxAtZero) {
   inv.modules = {"ib_core", "mlx4_core", "mlx4_en", "mlx4_ib"};
   inv.module_params = {{"mlx4_en.pfctx", "8"}, {"mlx4_en.pfcrx", "0"}};
   Config cfg;
-  cfg.pfc_tx = Sourced<unsigned>{0x08, "/etc/modprobe.d/mlx4.conf:2"};
+  cfg.pfc_tx = Sourced<unsigned>{0x08, src("/etc/modprobe.d/mlx4.conf:2")};
   const Plan p = make_plan(cfg, inv);
   EXPECT_TRUE(p.diag.warnings.empty()) << plan_text(p);  // nothing to reload
   // Our own short form means rx = tx: the loaded module differs, which is said.
-  cfg.pfc_tx->source = "/etc/rdma-provision/rdma-provision.conf:7";
+  cfg.pfc_tx->source = src("/etc/rdma-provision/rdma-provision.conf:7");
   const Plan ours = make_plan(cfg, inv);
   ASSERT_EQ(ours.diag.warnings.size(), 1u) << plan_text(ours);
   EXPECT_NE(ours.diag.warnings[0].what.find("pfctx=0x08 pfcrx=0x08"), std::string::npos);
@@ -131,7 +134,7 @@ TEST(Mlx4Planner, BothPortsOfACardAreWrittenAsAPair) {
   Inventory inv = cx3_with_port1("ib");  // ib,ib
   Config cfg;
   for (int i = 0; i < 2; ++i) {
-    cfg.mlx4[inv.pci[0].address].type[i] = Sourced<PortType>{PortType::kEth, "test:9"};
+    cfg.mlx4[inv.pci[0].address].type[i] = Sourced<PortType>{PortType::kEth, src("test:9")};
   }
   const Plan p = make_plan(cfg, inv);
   std::vector<SetPortType> writes;
@@ -151,13 +154,13 @@ TEST(Mlx4Planner, Mlx4ConfLinesAreReadAgainstTheCardAsMlx4SetupDoes) {
   Inventory dual = cx3_with_port1("ib");
   Config one;
   one.mlx4[dual.pci[0].address].type[0] =
-      Sourced<PortType>{PortType::kEth, "/etc/rdma/mlx4.conf:4"};
+      Sourced<PortType>{PortType::kEth, src("/etc/rdma/mlx4.conf:4")};
   const Plan skipped = make_plan(one, dual);
   for (const auto& a : skipped.actions) EXPECT_NE(a.kind(), ActionKind::kSetPortType);
   ASSERT_EQ(skipped.diag.warnings.size(), 1u) << plan_text(skipped);
   EXPECT_EQ(skipped.diag.warnings[0].where, "/etc/rdma/mlx4.conf:4");
   // The same from our own command line means port 1 alone.
-  one.mlx4.begin()->second.type[0]->source = "cmdline: rd.rdma.mlx4=0000:81:00.0/eth";
+  one.mlx4.begin()->second.type[0]->source = src("cmdline: rd.rdma.mlx4=0000:81:00.0/eth");
   const Plan ours = make_plan(one, dual);
   EXPECT_TRUE(ours.diag.warnings.empty()) << plan_text(ours);
   // A single-port card (no mlx4_port2) gets port 1 only.
@@ -166,7 +169,7 @@ TEST(Mlx4Planner, Mlx4ConfLinesAreReadAgainstTheCardAsMlx4SetupDoes) {
   Config both;
   for (int i = 0; i < 2; ++i) {
     both.mlx4[single.pci[0].address].type[i] =
-        Sourced<PortType>{PortType::kEth, "/etc/rdma/mlx4.conf:5"};
+        Sourced<PortType>{PortType::kEth, src("/etc/rdma/mlx4.conf:5")};
   }
   const Plan p1 = make_plan(both, single);
   std::vector<unsigned> ports;
@@ -180,7 +183,7 @@ TEST(Mlx4Planner, AnAutoPortThatReadsAsSensedIsAlreadyAuto) {
   // show_port_type prints "auto (eth)" for a port set to auto and sensed as Ethernet.
   Config cfg;
   cfg.mlx4[*PciAddress::parse("0000:81:00.0")].type[0] =
-      Sourced<PortType>{PortType::kAuto, "cmdline: rd.rdma.mlx4=0000:81:00.0/auto"};
+      Sourced<PortType>{PortType::kAuto, src("cmdline: rd.rdma.mlx4=0000:81:00.0/auto")};
   for (const char* shown : {"auto (eth)", "auto (ib)"}) {
     const Plan p = make_plan(cfg, cx3_with_port1(shown));
     for (const auto& a : p.actions) EXPECT_NE(a.kind(), ActionKind::kSetPortType) << shown;
@@ -214,7 +217,7 @@ Inventory ipoib_port(const std::string& driver, uint8_t flags) {
 
 Config connected(const std::string& ifname) {
   Config cfg;
-  cfg.ipoib[ifname].mode = Sourced<IpoibMode>{IpoibMode::kConnected, "test:1"};
+  cfg.ipoib[ifname].mode = Sourced<IpoibMode>{IpoibMode::kConnected, src("test:1")};
   return cfg;
 }
 
@@ -239,7 +242,7 @@ TEST(IpoibPlanner, AConnectedChildNeedsTheFlagOnItsParent) {
   c.parent = "ib0";
   c.pkey = 0x10;
   c.mode = IpoibMode::kConnected;
-  c.source = "test:2";
+  c.source = src("test:2");
   cfg.pkeys[{"ib0", 0x10}] = c;
   Plan p = make_plan(cfg, ipoib_port("mlx4_core", 0x00));
   ASSERT_EQ(p.diag.errors.size(), 1u) << plan_text(p);
@@ -271,7 +274,7 @@ WaitItem port_wait(const std::string& device, unsigned port) {
 
 Config roce_v2(const std::string& target) {
   Config cfg;
-  cfg.roce[{RdmaSelector::named(target), 2}].mode = Sourced<RoceMode>{RoceMode::kV2, "test:3"};
+  cfg.roce[{RdmaSelector::named(target), 2}].mode = Sourced<RoceMode>{RoceMode::kV2, src("test:3")};
   return cfg;
 }
 
@@ -318,16 +321,16 @@ TEST(RocePlanner, ThePortSettingWinsOverTheDevicesAndTheDevicesOverStar) {
   by_netdev.name = "enp129s0d1";
 
   Config cfg;
-  cfg.roce[{RdmaSelector::all(), 0}].tos = Sourced<unsigned>{32, "test:20"};
-  cfg.roce[{RdmaSelector::all(), 2}].tos = Sourced<unsigned>{40, "test:21"};
-  cfg.roce[{RdmaSelector::named("rocep129s0"), 0}].tos = Sourced<unsigned>{64, "test:22"};
-  cfg.roce[{by_netdev, 0}].tos = Sourced<unsigned>{106, "test:24"};
+  cfg.roce[{RdmaSelector::all(), 0}].tos = Sourced<unsigned>{32, src("test:20")};
+  cfg.roce[{RdmaSelector::all(), 2}].tos = Sourced<unsigned>{40, src("test:21")};
+  cfg.roce[{RdmaSelector::named("rocep129s0"), 0}].tos = Sourced<unsigned>{64, src("test:22")};
+  cfg.roce[{by_netdev, 0}].tos = Sourced<unsigned>{106, src("test:24")};
   using Writes = std::vector<std::string>;
   // The port under an interface, over its device.
   EXPECT_EQ(tos_writes(make_plan(cfg, inv)), Writes{"rocep129s0/2 106 (test:24)"});
   cfg.roce.erase({by_netdev, 0});
   // The port named with its device, over the device.
-  cfg.roce[{RdmaSelector::named("rocep129s0"), 2}].tos = Sourced<unsigned>{96, "test:23"};
+  cfg.roce[{RdmaSelector::named("rocep129s0"), 2}].tos = Sourced<unsigned>{96, src("test:23")};
   EXPECT_EQ(tos_writes(make_plan(cfg, inv)), Writes{"rocep129s0/2 96 (test:23)"});
   cfg.roce.erase({RdmaSelector::named("rocep129s0"), 2});
   // The device, over a port of every device.
@@ -344,7 +347,7 @@ TEST(RocePlanner, DefaultsThePortShowsAlreadyAreNotWrittenAgain) {
   inv.rdma[0].ports[0].cm_roce_mode = "RoCE v2";
   inv.rdma[0].ports[0].cm_roce_tos = "106";
   Config cfg = roce_v2("mlx4_0");
-  cfg.roce[{RdmaSelector::named("mlx4_0"), 2}].tos = Sourced<unsigned>{106, "test:3"};
+  cfg.roce[{RdmaSelector::named("mlx4_0"), 2}].tos = Sourced<unsigned>{106, src("test:3")};
   const Plan same = make_plan(cfg, inv);
   EXPECT_TRUE(same.actions.empty()) << plan_text(same);
   // Another ToS shown: the ToS is written, the mode left as it is.
@@ -356,8 +359,8 @@ TEST(RocePlanner, DefaultsThePortShowsAlreadyAreNotWrittenAgain) {
 
 TEST(IpoibPlanner, ADatagramMtuAbove4092IsInvalidOnAnyMachine) {
   Config cfg;
-  cfg.ipoib["ib0"].mode = Sourced<IpoibMode>{IpoibMode::kDatagram, "test:4"};
-  cfg.ipoib["ib0"].mtu = Sourced<unsigned>{4096, "test:5"};
+  cfg.ipoib["ib0"].mode = Sourced<IpoibMode>{IpoibMode::kDatagram, src("test:4")};
+  cfg.ipoib["ib0"].mtu = Sourced<unsigned>{4096, src("test:5")};
   Plan p = make_plan(cfg, Inventory{});  // no machine to look at
   ASSERT_EQ(p.diag.errors.size(), 1u) << plan_text(p);
   EXPECT_EQ(p.diag.errors[0].where, "test:5");
@@ -382,8 +385,8 @@ TEST(IpoibPlanner, TheMtuIsCheckedAgainstTheIbMtuThisPlanSets) {
   inv.netdevs[0].rdma_device = "mlx4_0";
   inv.netdevs[0].rdma_port = 1;
   Config cfg;
-  cfg.mlx4[inv.pci[0].address].mtu[0] = Sourced<unsigned>{2048, "test:6"};
-  cfg.ipoib["ib0"].mtu = Sourced<unsigned>{4092, "test:7"};
+  cfg.mlx4[inv.pci[0].address].mtu[0] = Sourced<unsigned>{2048, src("test:6")};
+  cfg.ipoib["ib0"].mtu = Sourced<unsigned>{4092, src("test:7")};
   Plan p = make_plan(cfg, inv);
   ASSERT_EQ(p.diag.errors.size(), 1u) << plan_text(p);
   EXPECT_EQ(p.diag.errors[0].str(),
@@ -410,9 +413,9 @@ TEST(NetworkPlanner, AddressesFollowTheLinkUpAndRoutesTheAddresses) {
   Inventory inv;
   inv.netdevs.push_back(ethernet("eth1", 3, "52:54:00:77:00:05", false));
   Config cfg;
-  cfg.addresses["eth1"] = {{*IpPrefix::parse("10.77.0.5/24"), "test:30"},
-                           {*IpPrefix::parse("fd00::5/64"), "test:31"}};
-  cfg.routes["eth1"] = {{std::nullopt, *IpAddress::parse("10.77.0.1"), "test:32"}};
+  cfg.addresses["eth1"] = {{*IpPrefix::parse("10.77.0.5/24"), src("test:30")},
+                           {*IpPrefix::parse("fd00::5/64"), src("test:31")}};
+  cfg.routes["eth1"] = {{std::nullopt, *IpAddress::parse("10.77.0.1"), src("test:32")}};
   const Plan p = make_plan(cfg, inv);
   ASSERT_EQ(p.actions.size(), 4u) << plan_text(p);
   EXPECT_EQ(p.actions[0].kind(), ActionKind::kLinkUp);
@@ -445,7 +448,7 @@ TEST(SoftLinksPlanner, AChosenNameIsOneNoDeviceHasYet) {
   inv.netdevs[0].rdma_port = 1;
   inv.modules = {"ib_core", "rdma_rxe"};
   Config cfg;
-  cfg.soft_links["eth1"] = SoftLink{SoftKind::kRxe, "", "test:40"};
+  cfg.soft_links["eth1"] = SoftLink{SoftKind::kRxe, "", src("test:40")};
   const Plan p = make_plan(cfg, inv);
   std::vector<std::string> links;
   for (const auto& a : p.actions) {
@@ -477,9 +480,9 @@ TEST(WaitsPlanner, AllLeavesOutAnInfinibandPortThatIsDisabled) {
   inv.rdma.push_back(d);
   Config cfg;
   for (int i = 0; i < 2; ++i) {
-    cfg.mlx4[d.pci.value()].type[i] = Sourced<PortType>{PortType::kIb, "test:50"};  // as it is
+    cfg.mlx4[d.pci.value()].type[i] = Sourced<PortType>{PortType::kIb, src("test:50")};  // as it is
   }
-  cfg.wait = {{WaitItem{WaitItem::Kind::kAll, {}, 0, ""}, "cmdline: rd.rdma.wait=all"}};
+  cfg.wait = {{WaitItem{WaitItem::Kind::kAll, {}, 0, ""}, src("cmdline: rd.rdma.wait=all")}};
   const Plan all = make_plan(cfg, inv);
   EXPECT_TRUE(all.actions.empty()) << plan_text(all);
   EXPECT_NE(std::find(all.notes.begin(), all.notes.end(),
@@ -487,7 +490,7 @@ TEST(WaitsPlanner, AllLeavesOutAnInfinibandPortThatIsDisabled) {
                       "name it to wait for it anyway"),
             all.notes.end())
       << plan_text(all);
-  cfg.wait.push_back({port_wait("mlx4_0", 2), "cmdline: rd.rdma.wait=mlx4_0/2"});
+  cfg.wait.push_back({port_wait("mlx4_0", 2), src("cmdline: rd.rdma.wait=mlx4_0/2")});
   const Plan named = make_plan(cfg, inv);
   ASSERT_EQ(named.actions.size(), 1u) << plan_text(named);
   EXPECT_EQ(named.actions[0].kind(), ActionKind::kWaitPort);
@@ -511,8 +514,8 @@ TEST(NamesPlanner, OnlyAPortGuidOfThisNodeWaitsForItsIpoibInterface) {
   inv.rdma.push_back(d);
   inv.modules = {"ib_core", "mlx5_core", "mlx5_ib"};
   Config cfg;
-  cfg.names["fabric0"] = {*HwKey::parse("0c42:a103:0016:b2c4"), "test:60"};
-  cfg.names["fabric1"] = {*HwKey::parse("0c42:a103:0016:b2c5"), "test:61"};
+  cfg.names["fabric0"] = {*HwKey::parse("0c42:a103:0016:b2c4"), src("test:60")};
+  cfg.names["fabric1"] = {*HwKey::parse("0c42:a103:0016:b2c5"), src("test:61")};
   const Plan plan = make_plan(cfg, inv);
   std::vector<std::string> renames;
   for (const auto& a : plan.actions)
@@ -530,10 +533,10 @@ TEST(WaitsPlanner, NoneCancelsTheWaitsBeforeIt) {
   Inventory inv = roce_port(true, true);
   inv.rdma[0].ports[0].state = PortState::kInit;
   Config cfg;
-  cfg.wait = {{port_wait("mlx4_0", 2), "/etc/rdma-provision/rdma-provision.conf:3"},
-              {WaitItem{WaitItem::Kind::kNone, {}, 0, ""}, "cmdline: rd.rdma.wait=none"}};
+  cfg.wait = {{port_wait("mlx4_0", 2), src("/etc/rdma-provision/rdma-provision.conf:3")},
+              {WaitItem{WaitItem::Kind::kNone, {}, 0, ""}, src("cmdline: rd.rdma.wait=none")}};
   EXPECT_TRUE(make_plan(cfg, inv).actions.empty()) << plan_text(make_plan(cfg, inv));
-  cfg.wait.push_back({port_wait("mlx4_0", 2), "cmdline: rd.rdma.wait=mlx4_0/2"});
+  cfg.wait.push_back({port_wait("mlx4_0", 2), src("cmdline: rd.rdma.wait=mlx4_0/2")});
   const Plan p = make_plan(cfg, inv);
   ASSERT_EQ(p.actions.size(), 1u) << plan_text(p);
   EXPECT_EQ(p.actions[0].reason, "cmdline: rd.rdma.wait=mlx4_0/2");
@@ -543,8 +546,8 @@ TEST(Validate, DracutsIfnameAndOurNamesMustAgree) {
   const HwKey mac = *HwKey::parse("52:54:00:77:00:02"), other = *HwKey::parse("52:54:00:77:00:09");
   auto errors = [&](const std::string& dname, const HwKey& dkey) {
     Config cfg;
-    cfg.names["fabric0"] = {mac, "cmdline: rd.rdma.name=fabric0:52:54:00:77:00:02"};
-    cfg.dracut_ifnames[dname] = {dkey, "cmdline: ifname=" + dname + ":" + dkey.str()};
+    cfg.names["fabric0"] = {mac, src("cmdline: rd.rdma.name=fabric0:52:54:00:77:00:02")};
+    cfg.dracut_ifnames[dname] = {dkey, src("cmdline: ifname=" + dname + ":" + dkey.str())};
     Diagnostics d;
     validate(cfg, d);
     std::vector<std::string> out;
@@ -566,7 +569,7 @@ TEST(Validate, ADefaultChildNameLongerThan15BytesIsInvalid) {
   PkeyChild c;
   c.parent = "storage-fab0";  // 12 bytes: "storage-fab0.8001" is 17
   c.pkey = 0x1;
-  c.source = "test:8";
+  c.source = src("test:8");
   cfg.pkeys[{c.parent, c.pkey}] = c;
   Diagnostics d;
   validate(cfg, d);
@@ -582,11 +585,11 @@ TEST(Validate, ADefaultChildNameLongerThan15BytesIsInvalid) {
 
 Config rdma_core_lists() {
   Config cfg;
-  cfg.modules = {{"ib_uverbs", "/etc/rdma/modules/rdma.conf:3"},
-                 {"ib_ipoib", "/etc/rdma/modules/infiniband.conf:2"},
-                 {"rdma_ucm", "/etc/rdma/modules/roce.conf:1"},
-                 {"iw_cm", "/etc/rdma/modules/iwarp.conf:1"},
-                 {"opa_vnic", "/etc/rdma/modules/opa.conf:1"}};
+  cfg.modules = {{"ib_uverbs", src("/etc/rdma/modules/rdma.conf:3")},
+                 {"ib_ipoib", src("/etc/rdma/modules/infiniband.conf:2")},
+                 {"rdma_ucm", src("/etc/rdma/modules/roce.conf:1")},
+                 {"iw_cm", src("/etc/rdma/modules/iwarp.conf:1")},
+                 {"opa_vnic", src("/etc/rdma/modules/opa.conf:1")}};
   return cfg;
 }
 
@@ -627,7 +630,7 @@ TEST(ModulesPlanner, InTheInitramfsRdmaCoreListsWaitForTheRealRoot) {
   inv.modules = {"mlx4_ib"};  // rdma_cm not loaded yet
   Config cfg = rdma_core_lists();
   RoceSetting r;
-  r.mode = Sourced<RoceMode>{RoceMode::kV2, "cmdline: rd.rdma.roce=mlx4_0/2:v2"};
+  r.mode = Sourced<RoceMode>{RoceMode::kV2, src("cmdline: rd.rdma.roce=mlx4_0/2:v2")};
   cfg.roce[{RdmaSelector::named("mlx4_0"), 2}] = r;
   const Plan p = make_plan(cfg, inv);
   EXPECT_FALSE(loads(p, "ib_uverbs")) << plan_text(p);
@@ -646,19 +649,19 @@ TEST(ModulesPlanner, InTheInitramfsRdmaCoreListsWaitForTheRealRoot) {
 
   // A module a list names and a setting needs is loaded, and not reported as deferred.
   Config ipoib = rdma_core_lists();
-  ipoib.modules.push_back({"rdma_cm", "/etc/rdma/modules/rdma.conf:9"});
+  ipoib.modules.push_back({"rdma_cm", src("/etc/rdma/modules/rdma.conf:9")});
   ipoib.roce = cfg.roce;
   const Plan both = make_plan(ipoib, inv);
   EXPECT_TRUE(loads(both, "rdma_cm")) << plan_text(both);
   EXPECT_EQ(both.deferred_modules, (std::vector<std::string>{"ib_uverbs", "rdma_ucm"}));
 
   // defer = no, or the real root: the lists load as rdma-core's rules decide.
-  cfg.defer_lists = {false, "/etc/rdma-provision/rdma-provision.conf:3"};
+  cfg.defer_lists = {false, src("/etc/rdma-provision/rdma-provision.conf:3")};
   const Plan now = make_plan(cfg, inv);
   EXPECT_TRUE(loads(now, "ib_uverbs")) << plan_text(now);
   EXPECT_TRUE(now.deferred_modules.empty());
   inv.initramfs = false;
-  cfg.defer_lists = {true, "default"};
+  cfg.defer_lists = {true, src("default")};
   EXPECT_TRUE(loads(make_plan(cfg, inv), "rdma_ucm"));
 }
 
@@ -671,8 +674,8 @@ TEST(RocePlanner, ANamedDeviceThatADriverLoadRegistersIsPlannedNotDropped) {
   inv.pci.push_back(f);
   inv.modules = {"mlx5_core", "rdma_cm"};
   Config cfg;
-  cfg.roce[{RdmaSelector::named("mlx5_0"), 1}].tos = Sourced<unsigned>{106, "test:10"};
-  cfg.wait = {{port_wait("mlx5_0", 1), "test:11"}};
+  cfg.roce[{RdmaSelector::named("mlx5_0"), 1}].tos = Sourced<unsigned>{106, src("test:10")};
+  cfg.wait = {{port_wait("mlx5_0", 1), src("test:11")}};
   const Plan p = make_plan(cfg, inv);
   ASSERT_EQ(p.actions.size(), 3u) << plan_text(p);
   EXPECT_EQ(p.actions[0].object(), "mlx5_ib");
@@ -813,10 +816,10 @@ Inventory rxe_node() {
 Config verify_config(VerifySetting::Mode mode) {
   Config cfg;
   cfg.roce[{RdmaSelector{RdmaSelector::By::kName, "rxe0"}, 1}].mode =
-      Sourced<RoceMode>{RoceMode::kV2, "cmdline: rd.rdma.roce=rxe0/1:v2"};
+      Sourced<RoceMode>{RoceMode::kV2, src("cmdline: rd.rdma.roce=rxe0/1:v2")};
   VerifySetting v;
   v.mode = mode;
-  cfg.verify = {v, "cmdline: rd.rdma.verify"};
+  cfg.verify = {v, src("cmdline: rd.rdma.verify")};
   return cfg;
 }
 
@@ -864,7 +867,8 @@ TEST(VerifyPlanner, PeerLeavesTheChecksToTheNetworkOnlinePoint) {
 
 TEST(VerifyPlanner, OnTheRealRootApplyChecksThePortsThenTheNfsServer) {
   Config cfg = verify_config(VerifySetting::Mode::kPeer);
-  cfg.nfs_server = Sourced<IpAddress>{*IpAddress::parse("10.77.0.1"), "cmdline: root=nfs4:..."};
+  cfg.nfs_server =
+      Sourced<IpAddress>{*IpAddress::parse("10.77.0.1"), src("cmdline: root=nfs4:...")};
   const Plan p = make_plan(cfg, rxe_node());  // not an initramfs: rdma-provision.service
   const auto k = kinds(p);
   ASSERT_GE(k.size(), 2u) << plan_text(p);
@@ -910,7 +914,7 @@ TEST(EarlyModules, WhatNeedsNoDeviceAndNeverAHardwareDriver) {
   inv.pci.push_back(f);
   inv.modules = {"ib_core", "mlx5_core"};
   Config cfg = verify_config(VerifySetting::Mode::kPorts);
-  cfg.soft_links["eth0"] = SoftLink{SoftKind::kRxe, "rxe1", "cmdline: rd.rdma.rxe=eth0:rxe1"};
+  cfg.soft_links["eth0"] = SoftLink{SoftKind::kRxe, "rxe1", src("cmdline: rd.rdma.rxe=eth0:rxe1")};
   const Plan full = make_plan(cfg, inv);
   ASSERT_TRUE(loads(full, "mlx5_ib")) << plan_text(full);
   const Plan early = early_module_plan(full);
@@ -934,7 +938,7 @@ TEST(VerifyPlanner, AV1OnlyPortIsCheckedWithRoceV1) {
   inv.netdevs[0].rdma_device = "mlx4_0";
   Config cfg = verify_config(VerifySetting::Mode::kPorts);
   cfg.wait.push_back({WaitItem{WaitItem::Kind::kPort, RdmaSelector::named("mlx4_0"), 1, ""},
-                      "cmdline: rd.rdma.wait=mlx4_0/1"});
+                      src("cmdline: rd.rdma.wait=mlx4_0/1")});
   const Plan p = make_plan(cfg, inv);
   ASSERT_FALSE(p.actions.empty());
   EXPECT_EQ(p.actions.back().wanted(), "RC loopback (RoCE v1)") << plan_text(p);
@@ -955,7 +959,7 @@ TEST(VerifyPlanner, AnIwarpPortIsNotLoopbackChecked) {
   inv.netdevs[0].rdma_device = "siw0";
   Config cfg = verify_config(VerifySetting::Mode::kPorts);
   cfg.wait.push_back({WaitItem{WaitItem::Kind::kPort, RdmaSelector::named("siw0"), 1, ""},
-                      "cmdline: rd.rdma.wait=siw0/1"});
+                      src("cmdline: rd.rdma.wait=siw0/1")});
   const Plan p = make_plan(cfg, inv);
   for (const auto& k : kinds(p)) EXPECT_EQ(k.find("verify-port"), std::string::npos) << k;
   EXPECT_NE(plan_text(p).find("note: verify siw0/1 (cmdline: rd.rdma.verify): an iWARP port has "
@@ -1001,7 +1005,7 @@ TEST(ModulesPlanner, AnIpoibBootNetworkLoadsIbIpoib) {
        {"ip=ib0:dhcp", "ip=10.0.0.5::10.0.0.1:255.255.0.0:node:ib0:none", "bootdev=ib0",
         "rd.neednet=1", "ip=dhcp", "root=nfs:10.0.0.1:/srv/root"}) {
     Config cfg;
-    cfg.modules = {{"ib_ipoib", "/etc/rdma/modules/infiniband.conf:1"}};
+    cfg.modules = {{"ib_ipoib", src("/etc/rdma/modules/infiniband.conf:1")}};
     Diagnostics diag;
     parse_cmdline(form, cfg, diag);
     ASSERT_TRUE(diag.ok()) << form;

@@ -7,9 +7,12 @@
 #include "provision/base/strings.h"
 #include "provision/report/handoff.h"
 #include "tests/support/fixture.h"
+#include "tests/support/source.h"
 
 namespace rp {
 namespace {
+
+using rp::test::src;
 
 // Sources `env` in /bin/sh and prints variable `key` with a marker after it, so trailing
 // newlines are kept.
@@ -59,9 +62,9 @@ Plan plan_of(std::vector<Action> actions) {
 
 TEST(StateEnv, AfterApplyGivesExitCodeSummaryCountsAndErrors) {
   Config cfg;
-  cfg.required = {true, "cmdline: rd.rdma.required=1"};
-  cfg.names["fabric0"] = {HwKey{false, 0x525400770002}, "cmdline: rd.rdma.name=..."};
-  cfg.names["storage0"] = {HwKey{true, 0xf4521403007bcba1}, "conf:3"};
+  cfg.required = {true, src("cmdline: rd.rdma.required=1")};
+  cfg.names["fabric0"] = {HwKey{false, 0x525400770002}, src("cmdline: rd.rdma.name=...")};
+  cfg.names["storage0"] = {HwKey{true, 0xf4521403007bcba1}, src("conf:3")};
   Plan plan =
       plan_of({Action{SetRoceMode{"rxe0", 1, RoceMode::kV1}, "RoCE v2", "x"},
                Action{LinkUp{"fabric0"}, "down", "y"}, Action{WaitPort{"rxe0", 1}, "DOWN", "z"}});
@@ -119,11 +122,11 @@ TEST(StateEnv, DisabledHasNoExitCodeAndSaysSo) {
 
 TEST(StateEnv, OfInvalidInputsGivesTheBinarysReadingOfRequiredAndTheErrors) {
   Config cfg;
-  cfg.required = {true, "/etc/rdma-provision/rdma-provision.conf:3"};
+  cfg.required = {true, src("/etc/rdma-provision/rdma-provision.conf:3")};
   Diagnostics diag;
   diag.error("cmdline: rd.rdma.mlx=1", "unknown parameter 'rd.rdma.mlx'");
   diag.error("cmdline: rd.rdma.roce=*:v9", "RoCE mode 'v9' is not one of v1, v2");
-  cfg.timeout_s = {7, "cmdline: rd.rdma.timeout=7"};
+  cfg.timeout_s = {7, src("cmdline: rd.rdma.timeout=7")};
   const std::string env = inputs_state_env(cfg, diag);
   EXPECT_EQ(sourced(env, "RP_REQUIRED"), "1");
   EXPECT_EQ(sourced(env, "RP_TIMEOUT"), "7");  // the hooks' watchdog reads it
