@@ -6,14 +6,13 @@
 #include <utility>
 
 #include "provision/base/strings.h"
+#include "provision/inputs/kernel_args.h"
 #include "provision/inputs/record.h"
 #include "provision/inputs/text.h"
 #include "provision/inputs/values.h"
 
 namespace rp {
 namespace {
-
-bool is_space(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
 
 // The token as written with control characters escaped, so every message stays one line.
 std::string printable(std::string_view s) {
@@ -66,7 +65,7 @@ void boot_network(const Arg& a) {
   if (!a.cfg.boot_network) a.cfg.boot_network = a.where;
 }
 
-// dracut's root=/netroot=: only its NFS server is ours to read (the peer rd.rdma.verify=peer
+// dracut's root=: only its NFS server is ours to read (the peer rd.rdma.verify=peer
 // checks), and that it needs the network; any other root is none of our business and
 // never an error.
 void read_root(const Arg& a) {
@@ -74,6 +73,13 @@ void read_root(const Arg& a) {
     a.cfg.nfs_server = Sourced<IpAddress>{*server, a.where};
   const auto v = a.value();
   if (starts_with(v, "nfs") || v == "dhcp" || v == "dhcp6") boot_network(a);
+}
+
+// netroot= brings the network up (dracut-ng modules.d/45net-lib/net-genrules.sh: a
+// netroot asks for it), but names no NFS server: parse-nfsroot.sh (74nfs) ignores the
+// command line's netroot= and mounts what root= says, whichever comes first.
+void read_netroot(const Arg& a) {
+  if (!a.value().empty()) boot_network(a);
 }
 
 // dracut's ip= (modules.d/40network/net-lib.sh ip_to_var): "<autoconf>" names no
@@ -96,12 +102,23 @@ void read_ip(const Arg& a) {
       f.back() += c;
     }
   }
-  static const std::string_view kAutoconf[] = {"dhcp",    "on",    "any",         "dhcp6", "auto6",
-                                               "either6", "link6", "single-dhcp", "ibft"};
-  auto autoconf = [](const std::string& w) {
+  // "<interface>:<method>": dracut's methods (net-lib.sh ip_to_var) and NetworkManager's
+  // (nmi-cmdline-reader.c _parse_ip_method: also none/off, auto, link6, ibft/fw,
+  // single-dhcp and comma lists such as dhcp,dhcp6). Either stack may run the image, so
+  // either's reading names the interface.
+  static const std::string_view kAutoconf[] = {"dhcp",    "on",          "any",  "dhcp6", "auto6",
+                                               "either6", "link6",       "none", "off",   "auto",
+                                               "ibft",    "single-dhcp", "fw"};
+  auto one = [](std::string_view w) {
     for (auto k : kAutoconf)
       if (w == k) return true;
     return false;
+  };
+  auto autoconf = [&](const std::string& w) {
+    if (w.empty()) return false;
+    for (auto part : split(w, ','))
+      if (!one(part)) return false;
+    return true;
   };
   std::string dev;
   if (f.size() >= 2 && autoconf(f[1])) {
@@ -328,7 +345,7 @@ constexpr Known kKnown[] = {
     {"rd.rdma.required", "<boolean>", read_required, true},
     {"rd.rdma.verify", "<0|ports|peer[:<addr>[:<port>]]>", read_verify, true},
     {"root", "nfs[4]:<server>:/<path>[:<options>]", read_root, true},
-    {"netroot", "nfs[4]:<server>:/<path>[:<options>]", read_root, true},
+    {"netroot", "<dracut's netroot= forms>", read_netroot, true},
     {"ib.pkey", "<parent>.<hex pkey>", read_nm_pkey, false},
     {"ifname", "<name>:<mac>", read_dracut_ifname, false},
     {"ip", "<dracut's ip= forms>", read_ip, true},
@@ -371,36 +388,21 @@ std::vector<std::string_view> cmdline_keys() {
   return out;
 }
 
+// As the kernel and dracut split it (kernel_args.h): dracut's getarg runs the kernel's own
+// next_arg over the command line (dracut-ng src/util/util.c), so "key="a"b" is a"b to
+// dracut, not ab.
 std::vector<CmdlineParam> split_cmdline(std::string_view text) {
   std::vector<CmdlineParam> out;
-  size_t i = 0;
-  for (;;) {
-    while (i < text.size() && is_space(text[i])) ++i;
-    if (i == text.size()) return out;
+  for (const KernelArg& k : kernel_args(text)) {
     CmdlineParam p;
-    std::string unquoted;
-    bool in_quote = false;
-    const size_t begin = i;
-    for (; i < text.size(); ++i) {
-      char c = text[i];
-      if (c == '"') {
-        in_quote = !in_quote;
-      } else if (!in_quote && is_space(c)) {
-        break;
-      } else {
-        unquoted += c;
-      }
-    }
-    p.raw = std::string(text.substr(begin, i - begin));
-    p.unterminated_quote = in_quote;
-    auto eq = unquoted.find('=');
-    p.key = unquoted.substr(0, eq);
-    if (eq != std::string::npos) {
-      p.has_value = true;
-      p.value = unquoted.substr(eq + 1);
-    }
+    p.raw = std::string(k.raw);
+    p.unterminated_quote = k.unterminated_quote;
+    p.key = std::string(k.param);
+    p.has_value = k.value.has_value();
+    if (k.value) p.value = std::string(*k.value);
     out.push_back(std::move(p));
   }
+  return out;
 }
 
 void parse_cmdline(std::string_view text, Config& cfg, Diagnostics& diag) {

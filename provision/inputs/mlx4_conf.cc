@@ -18,6 +18,13 @@ void mlx4_line(std::string_view line, const Source& where, std::map<PciAddress, 
                Config& cfg, Diagnostics& diag) {
   auto fields = split_ws(strip_comment(line));
   if (fields.empty()) return;
+  // rdma-core's mlx4-setup.sh reads each line with `read device port1 port2`: a comment
+  // after the types is no comment there but part of the last type, and the line fails.
+  if (strip_comment(line).size() != line.size()) {
+    diag.warn(where, "rdma-core's mlx4-setup.sh has no comments after the port types: it reads " +
+                         shown(trim(line.substr(line.find('#')))) +
+                         " into a port type and fails this line; here it is a comment");
+  }
   const size_t errors_before = diag.errors.size();
 
   auto pci = parse_pci_address(fields[0], where, diag);

@@ -9,6 +9,7 @@
 #include "provision/base/modprobe.h"
 #include "provision/base/strings.h"
 #include "provision/inputs/file_lines.h"
+#include "provision/inputs/kernel_args.h"
 #include "provision/inputs/rdma_core_files.h"
 #include "provision/inputs/record.h"
 #include "provision/inputs/text.h"
@@ -63,8 +64,8 @@ std::string_view next_word(std::string_view& rest) {
   return word;
 }
 
-// One module parameter as the kernel splits them (kernel/params.c, next_arg): at
-// whitespace outside double quotes; quotes around the value are not part of it.
+// One module parameter as the kernel splits them (kernel/params.c parse_args -> next_arg,
+// kernel_args.h).
 struct ModuleParam {
   std::string_view text;  // the whole "key=value" as written
   std::string_view key;
@@ -73,34 +74,7 @@ struct ModuleParam {
 
 std::vector<ModuleParam> module_params(std::string_view s) {
   std::vector<ModuleParam> out;
-  size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
-    if (i == s.size()) break;
-    const size_t start = i;
-    bool in_quote = false;
-    size_t equals = std::string_view::npos;
-    for (; i < s.size(); ++i) {
-      if (!in_quote && std::isspace(static_cast<unsigned char>(s[i]))) break;
-      if (equals == std::string_view::npos && s[i] == '=') equals = i;
-      if (s[i] == '"') in_quote = !in_quote;
-    }
-    ModuleParam p;
-    p.text = s.substr(start, i - start);
-    std::string_view body = p.text;
-    if (!body.empty() && body.front() == '"') body.remove_prefix(1);
-    if (equals == std::string_view::npos) {
-      p.key = body;
-    } else {
-      size_t eq = equals - static_cast<size_t>(body.data() - s.data());
-      p.key = body.substr(0, eq);
-      std::string_view v = body.substr(eq + 1);
-      if (!v.empty() && v.front() == '"') v.remove_prefix(1);
-      if (!v.empty() && v.back() == '"') v.remove_suffix(1);
-      p.value = v;
-    }
-    out.push_back(p);
-  }
+  for (const KernelArg& k : kernel_args(s)) out.push_back({k.raw, k.param, k.value});
   return out;
 }
 
@@ -143,13 +117,17 @@ void modprobe_options(std::string_view rest, const Source& where, Config& cfg, D
     return;
   }
 
+  // libkmod stores the options with every tab made a space (libkmod-config.c
+  // kmod_config_add_options, strchr_replace).
+  std::string stored(options);
+  std::replace(stored.begin(), stored.end(), '\t', ' ');
   auto [it, fresh] = cfg.module_options.emplace(name, Sourced<std::string>{});
   Sourced<std::string>& slot = it->second;
   if (fresh) {
-    slot = {std::string(options), where};
+    slot = {stored, where};
   } else {
     // modprobe passes the options of every line naming the module, in order.
-    slot.value += " " + std::string(options);
+    slot.value += " " + stored;
     slot.source.also.push_back(where);
   }
 
@@ -198,8 +176,10 @@ void parse_modprobe_conf(std::string_view text, const std::string& file, Config&
       if (module && install_forbids(rest)) {
         cfg.forbidden.emplace(*module, Sourced<std::string>{std::string(trim(rest)), where});
       }
-    } else if (directive == "remove" || directive == "softdep" || directive == "alias") {
-      // modprobe's own business: commands, soft dependencies and aliases.
+    } else if (directive == "remove" || directive == "softdep" || directive == "weakdep" ||
+               directive == "alias") {
+      // modprobe's own business: commands, soft and weak dependencies (both in
+      // libkmod-config.c kmod_config_parse) and aliases.
     } else if (directive == "include" || directive == "config") {
       diag.warn(where, quote(directive) + " is no longer supported by modprobe; line ignored");
     } else {

@@ -234,14 +234,18 @@ TEST(Values, NfsRootServer) {
   EXPECT_EQ(server("nfs4:filer.lan:/srv/root"), "none");  // a name: not ours to resolve
   EXPECT_EQ(server("/dev/sda1"), "none");
   EXPECT_EQ(server("dhcp"), "none");
-  // root= and netroot= on the command line; any other root is no error.
+  // root= on the command line names the server; netroot= does not (dracut-ng
+  // 74nfs/parse-nfsroot.sh ignores the command line's netroot=); any other root is no
+  // error.
   Config cfg;
   Diagnostics d;
   parse_cmdline("root=/dev/sda1 netroot=nfs4:10.1.2.3:/r", cfg, d);
   EXPECT_TRUE(d.ok() && d.warnings.empty());
+  EXPECT_FALSE(cfg.nfs_server);
+  parse_cmdline("root=nfs4:10.1.2.4:/r", cfg, d);
   ASSERT_TRUE(cfg.nfs_server);
-  EXPECT_EQ(cfg.nfs_server->value.str(), "10.1.2.3");
-  EXPECT_EQ(cfg.nfs_server->source.str(), "cmdline: netroot=nfs4:10.1.2.3:/r");
+  EXPECT_EQ(cfg.nfs_server->value.str(), "10.1.2.4");
+  EXPECT_EQ(cfg.nfs_server->source.str(), "cmdline: root=nfs4:10.1.2.4:/r");
 }
 
 }  // namespace

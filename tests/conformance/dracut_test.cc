@@ -1,0 +1,154 @@
+// dracut-ng's reading of the kernel command line, row by row against ours: getarg's
+// splitting (TEST-80-GETARG), getargbool, ip=, bootdev=, ifname=, root=/netroot=. Each row
+// cites the dracut-ng file and test or function it comes from (dracut-ng at 02e7ae10);
+// `owner` is what dracut does, `want` what rdma-provision reads. A row with `documented`
+// is a difference on purpose: the man page must say so, in those words.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "provision/inputs/cmdline.h"
+#include "tests/conformance/man_page.h"
+
+namespace rp {
+namespace {
+
+// What a command line gives, in one line: the values dracut also decides.
+std::string summary(const std::string& text) {
+  Config c;
+  Diagnostics d;
+  parse_cmdline(text, c, d);
+  std::string out;
+  auto add = [&](const std::string& s) { out += (out.empty() ? "" : "; ") + s; };
+  if (!c.enabled.source.is_default()) add("enabled=" + std::to_string(c.enabled.value));
+  if (!c.required.source.is_default()) add("required=" + std::to_string(c.required.value));
+  for (const auto& m : c.modules) add("module " + m.value);
+  if (c.boot_network) add("network");
+  for (const auto& i : c.boot_ifaces) add("iface " + i.value);
+  if (c.nfs_server) add("nfs " + c.nfs_server->value.str());
+  for (const auto& [name, key] : c.dracut_ifnames) add("ifname " + name + "=" + key.value.str());
+  for (const auto& e : d.errors) add("error: " + e.str());
+  return out;
+}
+
+struct Row {
+  const char* source;                // dracut-ng path: test or function
+  const char* input;                 // the command line
+  const char* owner;                 // what dracut-ng does with it
+  const char* want;                  // what we read (summary())
+  const char* documented = nullptr;  // on purpose: the man page says this
+};
+
+// getarg's splitting: dracut-util's next_arg is the kernel's. The test's keys are
+// replaced by ours (rd.rdma.modules takes any text and shows it back as module names).
+const Row kSplit[] = {
+    {"test/TEST-80-GETARG/test.sh: key3=\"  val  3  \"", "rd.rdma.modules=\"  ib_ipoib  \"",
+     "value '  val  3  ': the quotes around a value are dropped", "module ib_ipoib"},
+    {"test/TEST-80-GETARG/test.sh: \"key  5=val  5\"", "\"rd.rdma.modules=ib_ipoib rdma_ucm\"",
+     "key 'key  5', value 'val  5': a quote around the whole word is dropped",
+     "module ib_ipoib; module rdma_ucm"},
+    {"test/TEST-80-GETARG/test.sh: \"key 6=\"\"val  6\"", "\"rd.rdma.modules=\"\"ib_ipoib\"",
+     "value '\"val  6': only the word's opening quote and its last one go; the value's "
+     "own opening quote stays",
+     "error: cmdline: \"rd.rdma.modules=\"\"ib_ipoib\": module name '\"ib_ipoib' may contain "
+     "only letters, digits, '_' and '-'"},
+    {"test/TEST-80-GETARG/test.sh: key7=\"foo\"bar\" baz=\"end", "rd.rdma.modules=\"ib\"x\" y=\"z",
+     "value 'foo\"bar\" baz=\"end': inner quotes stay; the word runs on while a quote is open",
+     "error: cmdline: rd.rdma.modules=\"ib\"x\" y=\"z: module name 'ib\"x\"' may contain only "
+     "letters, digits, '_' and '-'; error: cmdline: rd.rdma.modules=\"ib\"x\" y=\"z: module "
+     "name 'y=\"z' may contain only letters, digits, '_' and '-'"},
+    {"test/TEST-80-GETARG/test.sh: key1=0 (getarg key1 prints 0)", "rd.rdma=0", "value '0'",
+     "enabled=0"},
+    {"test/TEST-80-GETARG/test.sh: key2=val key2=val2 (getarg prints val2)",
+     "rd.rdma.timeout=5 rd.rdma.timeout=7 rd.rdma.required=1 rd.rdma.required=0",
+     "the last occurrence wins", "required=0"},
+};
+
+// getargbool (modules.d/80base/dracut-lib.sh): false only for 0, no, off; the key alone,
+// or any other value, is true.
+const Row kBool[] = {
+    {"test/TEST-80-GETARG/test.sh: getargbool 1 rd.lvm (\"rd.lvm\" alone)", "rd.rdma.required",
+     "true", "required=1"},
+    {"test/TEST-80-GETARG/test.sh: getargbool 0 rd.auto (\"rd.auto=0 rd.auto\")",
+     "rd.rdma.required=0 rd.rdma.required", "true: the bare key, last, wins", "required=1"},
+    {"test/TEST-80-GETARG/test.sh: getargbool 0 rd.auto (\"rd.auto rd.auto=1 rd.auto=0\")",
+     "rd.rdma.required rd.rdma.required=1 rd.rdma.required=0", "false: the last value, 0",
+     "required=0"},
+    {"modules.d/80base/dracut-lib.sh: getargbool (off)", "rd.rdma.required=off", "false",
+     "required=0"},
+    {"modules.d/80base/dracut-lib.sh: getargbool (\"false\" is none of 0/no/off)",
+     "rd.rdma.required=false", "true", "required=0",
+     "dracut's getargbool reads every other value as true"},
+    {"modules.d/80base/dracut-lib.sh: getargbool (any other value)", "rd.rdma.required=maybe",
+     "true",
+     "error: cmdline: rd.rdma.required=maybe: value 'maybe' is not a boolean (1/0, yes/no, on/off, "
+     "true/false)",
+     "dracut's getargbool reads every other value as true"},
+    {"modules.d/80base/dracut-lib.sh: getargbool 0 rd.neednet (rd.neednet=false)",
+     "rd.neednet=false", "true: the network is needed", "network"},
+    {"modules.d/80base/dracut-lib.sh: getargbool 0 rd.neednet (rd.neednet=0)", "rd.neednet=0",
+     "false", ""},
+};
+
+// ip= (modules.d/45net-lib/net-lib.sh ip_to_var), bootdev=, ifname=
+// (45net-lib/ifname-genrules.sh), root=/netroot= (74nfs/parse-nfsroot.sh, nfs-lib.sh).
+const Row kNetwork[] = {
+    {"modules.d/45net-lib/net-lib.sh: ip_to_var (one field)", "ip=dhcp",
+     "autoconf dhcp, no interface", "network"},
+    {"modules.d/45net-lib/net-lib.sh: ip_to_var (<interface>:dhcp)", "ip=ib0:dhcp",
+     "dev ib0, autoconf dhcp", "network; iface ib0"},
+    {"modules.d/45net-lib/net-lib.sh: ip_to_var (<interface>:either6:<mtu>)", "ip=ib0:either6:2044",
+     "dev ib0, mtu 2044", "network; iface ib0"},
+    {"modules.d/45net-lib/net-lib.sh: ip_to_var (static, interface sixth)",
+     "ip=10.0.0.2::10.0.0.1:255.255.255.0:node1:ib-a:none", "dev ib-a, autoconf none",
+     "network; iface ib-a"},
+    {"modules.d/45net-lib/net-lib.sh: ip_to_var (static, bracketed IPv6)",
+     "ip=[fd00::2]::[fd00::1]:64:node1:ib0:none", "dev ib0 (the brackets keep the colons)",
+     "network; iface ib0"},
+    {"modules.d/45net-lib/net-lib.sh: ip_to_var (off alone)", "ip=off", "autoconf off", ""},
+    {"modules.d/45net-lib/net-lib.sh: ip_to_var (<interface>:link6 is not dracut's)",
+     "ip=ib0:link6", "no interface: read as the static form (ip ib0, peer link6)",
+     "network; iface ib0", "either's reading names the interface"},
+    {"modules.d/45net-lib/ifname-genrules.sh: a rule for ATTR{type}==\"1\" and the MAC",
+     "ifname=lan0:52:54:00:12:34:56", "lan0 for the MAC 52:54:00:12:34:56",
+     "ifname lan0=52:54:00:12:34:56"},
+    {"modules.d/74nfs/parse-nfsroot.sh: root=nfs:<server>:/<path>",
+     "root=nfs:10.0.0.1:/srv/root:proto=rdma,port=20049", "server 10.0.0.1",
+     "network; nfs 10.0.0.1"},
+    {"modules.d/74nfs/parse-nfsroot.sh: netroot= on the command line is ignored for NFS",
+     "root=nfs:10.0.0.1:/a netroot=nfs:10.0.0.2:/b", "server 10.0.0.1 (root=)",
+     "network; nfs 10.0.0.1"},
+    {"modules.d/74nfs/parse-nfsroot.sh: netroot= first, root= after",
+     "netroot=nfs:10.0.0.2:/b root=nfs:10.0.0.1:/a", "server 10.0.0.1 (root=)",
+     "network; nfs 10.0.0.1"},
+    {"modules.d/74nfs/parse-nfsroot.sh: netroot=nfs:... alone", "netroot=nfs:10.0.0.2:/b",
+     "no NFS root (netroot=$root, empty)", "network"},
+    {"modules.d/74nfs/nfs-lib.sh: nfsroot_to_var (nfs4, bracketed IPv6 server)",
+     "root=nfs4:[fd00::1]:/srv/root", "server fd00::1", "network; nfs fd00::1"},
+    {"modules.d/45net-lib/net-lib.sh: bootdev=", "bootdev=ib0", "the boot interface ib0",
+     "network; iface ib0"},
+};
+
+void check(const Row& r) {
+  SCOPED_TRACE(std::string(r.source) + "\n  input: " + r.input + "\n  dracut: " + r.owner);
+  EXPECT_EQ(summary(r.input), r.want);
+  if (r.documented) {
+    EXPECT_NE(man_page_text().find(r.documented), std::string::npos)
+        << "the man page does not say: " << r.documented;
+  }
+}
+
+TEST(DracutConformance, GetargSplitting) {
+  for (const auto& r : kSplit) check(r);
+}
+TEST(DracutConformance, Getargbool) {
+  for (const auto& r : kBool) check(r);
+}
+TEST(DracutConformance, NetworkAndRoot) {
+  for (const auto& r : kNetwork) check(r);
+}
+
+}  // namespace
+}  // namespace rp
