@@ -185,13 +185,15 @@ Outcome existing_pkey_child(const CreatePkeyChild& p, const LinkInfo& parent,
   const std::string what = "P_Key 0x" + hex(p.pkey, 4) + " on " + p.parent;
   // A child made over rtnetlink has no pkey file: its P_Key is in the broadcast address,
   // for both kinds of child.
-  const std::optional<uint16_t> pkey =
-      existing.type == kArphrdInfiniband ? existing.broadcast.ipoib_broadcast_pkey() : std::nullopt;
+  int pkey = -1;  // none
+  if (existing.type == kArphrdInfiniband) {
+    if (auto k = existing.broadcast.ipoib_broadcast_pkey()) pkey = *k;
+  }
   const bool on_parent = existing.iflink == parent.ifindex;
   if (on_parent && pkey == p.pkey) return Outcome::already(what);
   return Outcome::failed(
       make_error(p.name, "exists, but is not the child with " + what + " (" +
-                             (pkey ? "P_Key 0x" + hex(*pkey, 4) : std::string("no P_Key")) +
+                             (pkey >= 0 ? "P_Key 0x" + hex(pkey, 4) : std::string("no P_Key")) +
                              (on_parent ? "" : ", not on " + p.parent) + ")"),
       "give the P_Key child another name");
 }
