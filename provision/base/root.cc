@@ -255,4 +255,50 @@ Status Root::check_write(std::string_view p) {
   return refuse("only /sys (with configfs at /sys/kernel/config) and /run are written");
 }
 
+Status Root::write_file_atomic(std::string_view kernel_path, const std::string& text) const {
+  const std::string shown(kernel_path);
+  const std::string real = path(kernel_path);
+  for (size_t slash = real.find('/', 1); slash != std::string::npos;
+       slash = real.find('/', slash + 1)) {
+    const std::string dir = real.substr(0, slash);
+    if (::mkdir(dir.c_str(), 0755) == 0) continue;
+    struct stat st {};
+    if (errno != EEXIST) return make_error(shown, "cannot create the directory " + dir, errno);
+    if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+      return make_error(shown, "cannot create the directory " + dir + ": something else is there",
+                        ENOTDIR);
+    }
+  }
+  const size_t slash = real.rfind('/');
+  std::string tmp = real.substr(0, slash + 1) + "." + real.substr(slash + 1) + ".XXXXXX";
+  const int fd = ::mkostemp(tmp.data(), O_CLOEXEC);
+  if (fd < 0) return make_error(shown, "cannot create a temporary file beside it", errno);
+  auto fail = [&](const char* step) {
+    const int e = errno;
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return make_error(shown, step, e);
+  };
+  for (size_t done = 0; done < text.size();) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return fail("cannot write");
+    done += static_cast<size_t>(n);
+  }
+  // mkstemp makes 0600; our files are read by the hooks, tools and node_exporter.
+  if (::fchmod(fd, 0644) != 0) return fail("cannot set the mode of the temporary file");
+  if (::fsync(fd) != 0) return fail("cannot sync");
+  if (::close(fd) != 0) {
+    const int e = errno;
+    ::unlink(tmp.c_str());
+    return make_error(shown, "cannot close", e);
+  }
+  if (::rename(tmp.c_str(), real.c_str()) != 0) {
+    const int e = errno;
+    ::unlink(tmp.c_str());
+    return make_error(shown, "cannot rename into place", e);
+  }
+  return ok_status();
+}
+
 }  // namespace rp

@@ -79,6 +79,12 @@ class Root {
   // --state-env, are written where asked; /dev/kmsg is opened for the log.)
   static Status check_write(std::string_view kernel_path);
 
+  // Writes one of our own files (state, metrics, rules; never a kernel attribute) so that
+  // a reader sees the old text or the new, never part of it, and the new survives a crash:
+  // missing directories made (0755), a temporary file of a unique name beside it, every
+  // byte written, fsync, rename over the file. Errors name the path and the step.
+  Status write_file_atomic(std::string_view kernel_path, const std::string& text) const;
+
  private:
   std::string dir_;  // "" for the live system, else without trailing slash
 };

@@ -26,29 +26,13 @@
 namespace rp {
 namespace {
 
-// Writes one of our own files under the root (not a kernel attribute): via a temporary
-// file and rename, so a reader never sees half of it. The callers: write_run_file, and
-// the files named by --output and --state-env.
+// Writes one of our own files under the root (Root::write_file_atomic). The callers:
+// write_run_file, and the files named by --output, --state-env and --metrics.
 bool write_own_file(const Root& root, const std::string& path, const std::string& text,
                     std::string& err) {
-  const std::string real = root.path(path);
-  for (size_t slash = real.find('/', 1); slash != std::string::npos;
-       slash = real.find('/', slash + 1)) {
-    ::mkdir(real.substr(0, slash).c_str(), 0755);
-  }
-  const std::string tmp = real + ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0 || ::write(fd, text.data(), text.size()) != static_cast<ssize_t>(text.size())) {
-    err = make_error(path, "cannot write", errno).str();
-    if (fd >= 0) ::close(fd);
-    return false;
-  }
-  ::close(fd);
-  if (::rename(tmp.c_str(), real.c_str()) != 0) {
-    err = make_error(path, "cannot rename into place", errno).str();
-    return false;
-  }
-  return true;
+  auto st = root.write_file_atomic(path, text);
+  if (!st) err = st.error().str();
+  return st.ok();
 }
 
 // One of our files under /run (Root::check_write: nothing outside /sys and /run).

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <vector>
 
 namespace rp {
 namespace {
@@ -102,6 +103,27 @@ TEST(CheckWrite, SysfsConfigfsAndRunOnly) {
     EXPECT_EQ(st.error().errnum, EPERM) << bad;
     EXPECT_EQ(st.error().where, bad);
   }
+}
+
+// Our own files (state.json, state.env, metrics, rules): missing directories made, the
+// old text replaced whole, the mode readable by the hooks, no temporary left behind; a
+// directory that cannot be made is named.
+TEST_F(HostileTree, OwnFilesAreWrittenWholeThroughAUniqueTemporaryName) {
+  const Root root(dir_);
+  ASSERT_TRUE(root.write_file_atomic("/run/rdma-provision/state.env", "A=1\n").ok());
+  ASSERT_TRUE(root.write_file_atomic("/run/rdma-provision/state.env", "B=2\n").ok());
+  EXPECT_EQ(root.read_or("/run/rdma-provision/state.env", ""), "B=2");  // read() trims
+  struct stat st {};
+  ASSERT_EQ(::stat((dir_ + "/run/rdma-provision/state.env").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0644u);
+  EXPECT_EQ(root.list("/run/rdma-provision"), std::vector<std::string>{"state.env"});
+  // A file where a directory must be: the error names that directory.
+  std::ofstream(dir_ + "/run/blocker") << "x";
+  const auto bad = root.write_file_atomic("/run/blocker/state.json", "{}");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().str().find("cannot create the directory " + dir_ + "/run/blocker"),
+            std::string::npos)
+      << bad.error().str();
 }
 
 }  // namespace
