@@ -33,14 +33,6 @@ std::string summary(const std::string& text) {
   return out;
 }
 
-struct Row {
-  const char* source;                // dracut-ng path: test or function
-  const char* input;                 // the command line
-  const char* owner;                 // what dracut-ng does with it
-  const char* want;                  // what we read (summary())
-  const char* documented = nullptr;  // on purpose: the man page says this
-};
-
 // getarg's splitting: dracut-util's next_arg is the kernel's. The test's keys are
 // replaced by ours (rd.rdma.modules takes any text and shows it back as module names).
 const Row kSplit[] = {
@@ -132,12 +124,7 @@ const Row kNetwork[] = {
 };
 
 void check(const Row& r) {
-  SCOPED_TRACE(std::string(r.source) + "\n  input: " + r.input + "\n  dracut: " + r.owner);
-  EXPECT_EQ(summary(r.input), r.want);
-  if (r.documented) {
-    EXPECT_NE(man_page_text().find(r.documented), std::string::npos)
-        << "the man page does not say: " << r.documented;
-  }
+  check_row("dracut", r.source, r.input, r.owner, summary(r.input), r.want, r.documented);
 }
 
 TEST(DracutConformance, GetargSplitting) {

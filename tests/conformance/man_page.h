@@ -1,10 +1,15 @@
-// The man page's text with roff's font escapes and hyphen escapes removed, for the rows of
-// the conformance tables that assert a documented difference.
+// What the conformance tables share: a row (the owner's vector, what the owner does, what
+// we read), its check, the summary line, and the man page's text with roff's font and
+// hyphen escapes removed, for the rows that assert a documented difference.
 #pragma once
+
+#include <gtest/gtest.h>
 
 #include <fstream>
 #include <sstream>
 #include <string>
+
+#include "provision/config/config.h"
 
 namespace rp {
 
@@ -42,5 +47,39 @@ inline std::string man_page_text() {
   }
   return flat;
 }
+
+struct Row {
+  const char* source;                // the owner's repo path: test or function
+  const char* input;                 // what is read
+  const char* owner;                 // what the owner's code does with it
+  const char* want;                  // what we read (the table's summary())
+  const char* documented = nullptr;  // on purpose: the man page says this
+};
+
+// One row: what we read is `want`; a difference on purpose is in the man page.
+inline void check_row(const char* owner_name, const char* source, const char* input,
+                      const char* owner, const std::string& got, const char* want,
+                      const char* documented) {
+  SCOPED_TRACE(std::string(source) + "\n  input: " + input + "\n  " + owner_name + ": " + owner);
+  EXPECT_EQ(got, want);
+  if (documented) {
+    EXPECT_NE(man_page_text().find(documented), std::string::npos)
+        << "the man page does not say: " << documented;
+  }
+}
+
+// A summary: its parts joined by "; ", then the number of warnings and each error.
+class Summary {
+ public:
+  void add(const std::string& s) { out_ += (out_.empty() ? "" : "; ") + s; }
+  std::string end(const Diagnostics& d) {
+    if (!d.warnings.empty()) add(std::to_string(d.warnings.size()) + " warning(s)");
+    for (const auto& e : d.errors) add("error: " + e.str());
+    return out_;
+  }
+
+ private:
+  std::string out_;
+};
 
 }  // namespace rp
