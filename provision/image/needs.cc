@@ -14,11 +14,6 @@ namespace {
 constexpr const char* kCoreModules[] = {"ib_core", "ib_uverbs", "rdma_ucm", "rdma_cm",
                                         "ib_cm",   "iw_cm",     "configfs"};
 
-// mlx4_core drives the card; its Ethernet ports are mlx4_en's, a module of its own that
-// mlx4_core requests (request_module_nowait) when a port is or becomes Ethernet.
-constexpr const char* kMlx4Core = "mlx4_core";
-constexpr const char* kMlx4Ethernet = "mlx4_en";
-
 // RDMA drivers that are not the RDMA side of a NIC driver (hfi1, qib, efa, vmw_pvrdma,
 // ...) all live here in the kernel tree; a generic image takes the directory.
 constexpr const char* kRdmaHardwareDir = "drivers/infiniband/hw";
