@@ -2,6 +2,12 @@
 
 namespace rp {
 
+Source::Source(const Source&) = default;
+Source::Source(Source&&) noexcept = default;
+Source& Source::operator=(const Source&) = default;
+Source& Source::operator=(Source&&) noexcept = default;
+Source::~Source() = default;
+
 bool Source::same_input(const Source& o) const {
   if (origin == Origin::kCmdline || o.origin == Origin::kCmdline) return origin == o.origin;
   return file == o.file && origin == o.origin;

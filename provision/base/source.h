@@ -28,12 +28,19 @@ struct Source {
   std::vector<Source> also;  // further places that gave the same value (merged options)
   std::string via;           // how the value came from there ("node table"), or ""
 
+  Source() = default;
+  Source(Origin o, std::string f, unsigned l) : origin(o), file(std::move(f)), line(l) {}
+  // Out of line: a config holds hundreds of sources, copied where values merge.
+  Source(const Source&);
+  Source(Source&&) noexcept;
+  Source& operator=(const Source&);
+  Source& operator=(Source&&) noexcept;
+  ~Source();
+
   static Source by_default() { return {}; }
-  static Source cmdline(std::string token) {
-    return {Origin::kCmdline, std::move(token), 0, {}, {}};
-  }
+  static Source cmdline(std::string token) { return {Origin::kCmdline, std::move(token), 0}; }
   static Source at(Origin o, std::string file, unsigned line = 0) {
-    return {o, std::move(file), line, {}, {}};
+    return {o, std::move(file), line};
   }
   Source through(std::string how) const {
     Source s = *this;

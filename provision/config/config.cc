@@ -140,4 +140,17 @@ std::string VerifySetting::str() const {
   return "peer:" + a + ":" + std::to_string(port);
 }
 
+void Diagnostics::error(const Source& where, std::string what) {
+  errors.push_back(make_error(where.str(), std::move(what)));
+}
+void Diagnostics::warn(const Source& where, std::string what) {
+  warnings.push_back(make_error(where.str(), std::move(what)));
+}
+void Diagnostics::error(std::string where, std::string what) {
+  errors.push_back(make_error(std::move(where), std::move(what)));
+}
+void Diagnostics::warn(std::string where, std::string what) {
+  warnings.push_back(make_error(std::move(where), std::move(what)));
+}
+
 }  // namespace rp

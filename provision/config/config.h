@@ -239,12 +239,11 @@ struct Config {
 struct Diagnostics {
   std::vector<Error> errors;
   std::vector<Error> warnings;
-  void error(std::string where, std::string what) {
-    errors.push_back(make_error(std::move(where), std::move(what)));
-  }
-  void warn(std::string where, std::string what) {
-    warnings.push_back(make_error(std::move(where), std::move(what)));
-  }
+  // Out of line: a source is shown as text in one place, not at every call.
+  void error(const Source& where, std::string what);
+  void warn(const Source& where, std::string what);
+  void error(std::string where, std::string what);
+  void warn(std::string where, std::string what);
   bool ok() const { return errors.empty(); }
 };
 
