@@ -246,10 +246,23 @@ int verify_listen(const Options& o) {
     std::printf("rdma-provision: verify: %s\n", line.c_str());
     std::fflush(stdout);
   };
-  std::optional<IpAddress> address;
-  if (!o.listen_any) address = o.listen->address;
-  auto st = cm_listen(address, o.listen->port.value_or(kVerifyPort), say,
-                      [] { return g_stop_listening != 0; });
+  ListenConfig c;
+  if (!o.listen_any) c.address = o.listen->address;
+  c.port = o.listen->port.value_or(kVerifyPort);
+  c.limits.allow = o.allow;
+  c.limits.max_sessions = o.max_sessions.value_or(kDefaultMaxSessions);
+  if (!o.metrics.empty()) {
+    // The listener's counts for node_exporter, replaced atomically after each change; a
+    // failure to write is said once, not at every session.
+    c.changed = [&o, said = false](const ListenStats& st) mutable {
+      std::string err;
+      if (!write_own_file(Root("/"), o.metrics, listen_metrics_text(st), err) && !said) {
+        std::fprintf(stderr, "rdma-provision: verify --listen: metrics: %s\n", err.c_str());
+        said = true;
+      }
+    };
+  }
+  auto st = cm_listen(c, say, [] { return g_stop_listening != 0; });
   if (!st) {
     std::fprintf(stderr, "rdma-provision: verify --listen %s\n", st.error().str().c_str());
     return 1;
@@ -261,6 +274,14 @@ int verify_listen(const Options& o) {
 
 int cmd_verify(const Options& o) {
   if (o.listen) return verify_listen(o);
+  const char* listen_only = !o.allow.empty()     ? "--allow"
+                            : o.max_sessions     ? "--max-sessions"
+                            : !o.metrics.empty() ? "--metrics"
+                                                 : nullptr;
+  if (listen_only) {
+    std::fprintf(stderr, "rdma-provision: verify: %s goes with --listen\n", listen_only);
+    return kExitUsage;
+  }
   Root root(o.root);
   if (!root_usable(root, o, "verify")) return kExitUsage;
   Log log(make_sink(root, o.log));

@@ -33,7 +33,7 @@ std::string reject_text(int status) {
 // Waits for `want`; any other event is the stage's failure, named.
 Status expect_event(rdma_event_channel* ec, rdma_cm_event_type want, Until until,
                     const std::string& where, Hello* peer_hello = nullptr,
-                    bool* transient = nullptr) {
+                    bool* transient = nullptr, std::chrono::milliseconds* busy = nullptr) {
   auto got = next_event(ec, until, where);
   if (!got) {
     if (transient) *transient = true;  // no answer in time
@@ -47,6 +47,11 @@ Status expect_event(rdma_event_channel* ec, rdma_cm_event_type want, Until until
                  type == RDMA_CM_EVENT_UNREACHABLE || type == RDMA_CM_EVENT_CONNECT_ERROR;
   }
   const int status = ev->status;
+  // The listener at its limit: a reject it asks us to retry (listen_policy.h).
+  std::optional<std::chrono::milliseconds> retry;
+  if (type == RDMA_CM_EVENT_REJECTED) {
+    retry = busy_retry_after(status, ev->param.conn.private_data, ev->param.conn.private_data_len);
+  }
   if (type == want && peer_hello && ev->param.conn.private_data &&
       ev->param.conn.private_data_len >= sizeof(Hello)) {
     std::memcpy(peer_hello, ev->param.conn.private_data, sizeof(Hello));
@@ -54,7 +59,13 @@ Status expect_event(rdma_event_channel* ec, rdma_cm_event_type want, Until until
   rdma_ack_cm_event(ev);
   if (type == want) return ok_status();
   std::string why = std::string(rdma_event_str(type));
-  if (type == RDMA_CM_EVENT_REJECTED) {
+  if (retry) {
+    if (transient) *transient = true;
+    if (busy) *busy = *retry;
+    why =
+        "busy: the listener is at its limit of sessions (IB CM reject reason 28 with its "
+        "busy answer)";
+  } else if (type == RDMA_CM_EVENT_REJECTED) {
     why = "rejected: " + reject_text(status);
   } else if (status < 0) {
     return make_error(where, why, -status);
@@ -68,7 +79,7 @@ Status expect_event(rdma_event_channel* ec, rdma_cm_event_type want, Until until
 // (resolution without an answer, unreachable). Address and route resolution are bounded
 // by `resolve_until`, the rest by `until`.
 Result<PeerResult> peer_attempt(const PeerCheck& c, Until resolve_until, Until until,
-                                bool* transient) {
+                                bool* transient, std::chrono::milliseconds* wait) {
   *transient = false;
   const std::string peer = c.address.str() + ":" + std::to_string(c.port);
   auto cm = open_cm(peer);
@@ -125,7 +136,8 @@ Result<PeerResult> peer_attempt(const PeerCheck& c, Until resolve_until, Until u
   rdma_conn_param cp = conn_param(&hello);
   cp.retry_count = 7;
   if (rdma_connect(id.get(), &cp)) return make_error(cn, "rdma_connect", errno);
-  if (auto s = expect_event(ec.get(), RDMA_CM_EVENT_ESTABLISHED, until, cn, &server, transient);
+  if (auto s =
+          expect_event(ec.get(), RDMA_CM_EVENT_ESTABLISHED, until, cn, &server, transient, wait);
       !s) {
     return s.error();
   }
@@ -181,6 +193,16 @@ Result<PeerResult> peer_attempt(const PeerCheck& c, Until resolve_until, Until u
 
 }  // namespace
 
+std::optional<std::chrono::milliseconds> peer_retry_delay(
+    bool transient, std::optional<std::chrono::milliseconds> busy, std::chrono::milliseconds left) {
+  using std::chrono::milliseconds;
+  if (!transient) return std::nullopt;
+  const milliseconds wait = busy ? *busy : milliseconds(250);
+  // Another try needs the wait and half a second for itself.
+  if (left < wait + milliseconds(500)) return std::nullopt;
+  return wait;
+}
+
 Result<PeerResult> cm_check_peer(const PeerCheck& c, Until until) {
   // A few seconds per try of the resolution, so that one lost ARP exchange or a peer that
   // is still coming up does not take the whole check's time; retried until it is over.
@@ -189,17 +211,20 @@ Result<PeerResult> cm_check_peer(const PeerCheck& c, Until until) {
   for (;;) {
     ++tries;
     bool transient = false;
-    auto r = peer_attempt(c, std::min(until, Clock::now() + kResolveTry), until, &transient);
+    std::chrono::milliseconds busy{0};
+    auto r = peer_attempt(c, std::min(until, Clock::now() + kResolveTry), until, &transient, &busy);
     if (r) {
       r.value().tries = tries;
       return r;
     }
-    if (!transient || ms_left(until) < 500) {
+    const auto wait = peer_retry_delay(transient, busy.count() ? std::optional(busy) : std::nullopt,
+                                       std::chrono::milliseconds(ms_left(until)));
+    if (!wait) {
       Error e = r.error();
       if (tries > 1) e.what += " (after " + std::to_string(tries) + " tries)";
       return e;
     }
-    ::poll(nullptr, 0, 250);
+    ::poll(nullptr, 0, static_cast<int>(wait->count()));
   }
 }
 
