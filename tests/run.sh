@@ -79,6 +79,17 @@ else
   add_counts packages "0 passed, 1 failed"
 fi
 
+echo "=== the listener's unit: systemd-analyze security --offline=true (exposure at most 2.0)"
+# --threshold is the exposure x 10: fails above 2.0, prints the table's last line.
+if sec=$(systemd-analyze security --offline=true --threshold=20 \
+  dracut-module/rdma-provision-listener.service 2>&1); then
+  echo "$sec" | tail -n 1
+  add_counts unit-security "1 passed, 0 failed"
+else
+  echo "$sec" | grep -E '✗|Overall'
+  add_counts unit-security "0 passed, 1 failed"
+fi
+
 echo "=== fuzzing smoke run: every parser under libFuzzer with ASan+UBSan (tests/fuzz/run.sh)"
 fuzz=$(bash tests/fuzz/run.sh "${FUZZ_SECONDS:-5}" 2>&1)
 echo "$fuzz" | grep -v ' passed, '
