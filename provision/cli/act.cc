@@ -18,6 +18,7 @@
 #include "provision/inventory/inventory.h"
 #include "provision/kernel/files.h"
 #include "provision/kernel/rdma_check.h"
+#include "provision/kernel/rtnl.h"
 #include "provision/plan/node_table.h"
 #include "provision/plan/plan.h"
 #include "provision/report/handoff.h"
@@ -282,6 +283,10 @@ int cmd_verify(const Options& o) {
     std::fprintf(stderr, "rdma-provision: verify: %s goes with --listen\n", listen_only);
     return kExitUsage;
   }
+  if (!o.online.empty() && !o.boot) {
+    std::fprintf(stderr, "rdma-provision: verify: --online goes with --boot\n");
+    return kExitUsage;
+  }
   Root root(o.root);
   if (!root_usable(root, o, "verify")) return kExitUsage;
   Log log(make_sink(root, o.log));
@@ -323,6 +328,27 @@ int cmd_verify(const Options& o) {
               ": peer: no address given and root=/netroot= names no NFS server by address; "
               "write rd.rdma.verify=peer:ADDR");
     return kExitInvalid;
+  }
+  if (!o.online.empty() && peer && root.is_live()) {
+    // dracut sources the online hook once per configured interface, the first one to come
+    // up first: the check waits for the interface the route to the peer goes through
+    // (the route itself comes with that interface's address).
+    auto oif = rtnl_route_interface(peer->address);
+    std::string via;
+    if (oif) {
+      if (auto links = rtnl_list_links()) {
+        for (const auto& l : *links)
+          if (l.ifindex == *oif) via = l.name;
+      }
+    }
+    if (via != o.online) {
+      log.notice("verify: " + o.online + " is online, but the route to the peer " +
+                 peer->address.str() + " " +
+                 (oif ? "goes through " + (via.empty() ? "ifindex " + std::to_string(*oif) : via)
+                      : std::string("does not exist yet")) +
+                 ": the peer is checked when that interface is online");
+      return kExitLater;
+    }
   }
   r.peer = peer;
   Plan plan = make_verify_plan(cfg, inv, r);

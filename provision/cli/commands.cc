@@ -32,7 +32,7 @@ const std::vector<Command>& command_table() {
        "applied), 3 deadline"},
       {"verify",
        {"--root", "inputs", "--peer", "--listen", "--allow", "--max-sessions", "--metrics",
-        "--boot", "--log"},
+        "--boot", "--online", "--log"},
        cmd_verify,
        "try the RDMA data path: a loopback RC QP pair on each configured port (every port "
        "when none is), a peer with --peer; --listen answers peers; exit 0 verified, 1 a "

@@ -124,6 +124,14 @@ const std::vector<OptionSpec>& option_table() {
          return o.listen ? std::string()
                          : "--listen: " + quote(v) + " is not ADDR, ADDR:PORT, :PORT or all";
        }},
+      {"--online", "IFACE", "",
+       "verify --boot: IFACE has just come online (dracut's online hook); check the peer only "
+       "if the route to it goes through IFACE, else exit 4 (checked at a later interface)",
+       false,
+       [](std::string_view v, Options& o) {
+         o.online = std::string(v);
+         return std::string();
+       }},
       {"--allow", "PREFIX[,PREFIX]", "",
        "verify --listen: answer only sources within these prefixes (IPv4/IPv6 CIDR, e.g. "
        "10.77.0.0/24,fd00::/64); others get a plain reject (default: every source)",

@@ -82,6 +82,10 @@ struct PeerResult {
 // checks, and `rounds` SEND round trips; then disconnect. Bounded by `until`. A try that
 // got no answer (resolution, unreachable, connect error) is repeated, each resolution
 // bounded by 3 s, until `until`; a reject (no listener) is the answer and is not retried.
+// An errno of rdma_resolve_addr that means "no route to the peer yet" (ENETUNREACH,
+// EHOSTUNREACH, EADDRNOTAVAIL, ENODEV): retried within the check's time, not final.
+bool route_missing(int errnum);
+
 // Whether a failed try is followed by another, and after how long: a try that got no
 // answer (transient) after 250 ms, a listener's busy answer after the delay it asked for;
 // none when the wait and half a second for the try no longer fit in `left`. A plain

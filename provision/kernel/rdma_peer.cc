@@ -89,7 +89,13 @@ Result<PeerResult> peer_attempt(const PeerCheck& c, Until resolve_until, Until u
   sockaddr_storage dst = to_sockaddr(c.address, c.port);
   if (rdma_resolve_addr(id.get(), nullptr, reinterpret_cast<sockaddr*>(&dst),
                         std::max(ms_left(resolve_until), 1))) {
-    return make_error(peer + ": address resolution", "rdma_resolve_addr", errno);
+    // No route yet (the interface that leads to the peer is still being configured: the
+    // kernel answers at once, cma.c rdma_resolve_addr -> addr.c rdma_resolve_ip): retried
+    // within the check's time like a resolution that got no answer.
+    const int e = errno;
+    *transient = route_missing(e);
+    return make_error(peer + ": address resolution",
+                      *transient ? "no route to the peer yet" : "rdma_resolve_addr", e);
   }
   if (auto s = expect_event(ec.get(), RDMA_CM_EVENT_ADDR_RESOLVED, resolve_until,
                             peer + ": address resolution", nullptr, transient);
@@ -192,6 +198,11 @@ Result<PeerResult> peer_attempt(const PeerCheck& c, Until resolve_until, Until u
 }
 
 }  // namespace
+
+bool route_missing(int errnum) {
+  return errnum == ENETUNREACH || errnum == EHOSTUNREACH || errnum == EADDRNOTAVAIL ||
+         errnum == ENODEV;
+}
 
 std::optional<std::chrono::milliseconds> peer_retry_delay(
     bool transient, std::optional<std::chrono::milliseconds> busy, std::chrono::milliseconds left) {

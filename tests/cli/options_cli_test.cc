@@ -128,7 +128,7 @@ TEST(OptionsCli, ValueWithEqualsSignIsTheSameAsTheNextWord) {
 constexpr const char kVerifyUsage[] =
     "usage: rdma-provision verify [--root DIR] [inputs] [--peer ADDR[:PORT]] "
     "[--listen ADDR[:PORT]|:PORT|all] [--allow PREFIX[,PREFIX]] [--max-sessions N] "
-    "[--metrics FILE] [--boot] [--log auto|kmsg|stderr]\n";
+    "[--metrics FILE] [--boot] [--online IFACE] [--log auto|kmsg|stderr]\n";
 
 TEST(OptionsCli, TheListenersLimitsAreCheckedAndGoWithListen) {
   const std::string usage = kVerifyUsage;

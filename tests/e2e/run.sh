@@ -576,16 +576,25 @@ scenario_16-verify-peer() {
     # before the NFS mount, the module's online hook checks the port with a loopback RC QP
     # pair and connects to the server's `rdma-provision verify --listen` (the peer is the
     # NFS server of root=), writes into its buffer and times round trips.
+    # A second NIC, aux0, sorts first and comes online first with a static address on
+    # another segment: dracut sources the online hook for it too, before fabric0 has its
+    # address, and no route leads to the peer then: the check waits for fabric0. (dracut's
+    # setup_net first ARPs the root server on aux0 for 60 s, net-lib.sh: the boot's cost.)
     local log=$RUN_DIR/client.log
-    SERVER_APPEND="e2e.verify-listen=1" \
-        boot_pair yes client-shell "$BOOT $ROOT_RDMA $IP_NIC $RDMA_ARGS rd.rdma.required=1 rd.rdma.verify=peer" 300
+    local aux="ip=10.77.1.2:::$MASK:e2e-client:aux0:none ifname=aux0:52:54:00:77:01:02 bootdev=$NIC"
+    CLIENT_NIC2=52:54:00:77:01:02 SERVER_APPEND="e2e.verify-listen=1" \
+        boot_pair yes client-shell "$BOOT $ROOT_RDMA $aux $IP_NIC $RDMA_ARGS rd.rdma.required=1 rd.rdma.verify=peer" 300
     client_booted_checks
+    check_line "$log" 'rdma-provision: verify: aux0 is online, but the route to the peer 10\.77\.0\.1 does not exist yet: the peer is checked when that interface is online' \
+        "aux0 came online first: no route to the peer through it, the check waited"
+    check_order "$log" 'verify: aux0 is online, but the route' 'rdma-provision: done +verify-peer' \
+        "... and ran once fabric0, which routes to the peer, was online"
     check_line "$log" 'rdma-provision: done +verify-port +rxe0/1: .*GID ::ffff:10\.77\.0\.2 \(index [0-9]+, RoCE v2\), RDMA WRITE of [0-9]+ bytes checked, 8 round trips, median' \
         "the loopback on rxe0/1 (at network-online) used the IPv4 RoCE v2 GID, checked its RDMA WRITE and timed round trips"
     check_order "$log" 'rdma-provision: done +verify-port' 'rdma-provision: done +verify-peer' "the port was checked before the peer"
     check_line "$log" "rdma-provision: done +verify-peer +$SRV_IP:7472: .*via rxe0/1 GID ::ffff:10\.77\.0\.2, RDMA WRITE of 4096 bytes checked by the peer, 8 round trips, median" \
         "verify --boot: connected to the NFS server's listener by the IPv4 GID, the peer checked the write"
-    check_order "$log" 'rdma-provision: done +verify-peer' 'E2E-ONLINE: ' \
+    check_order "$log" 'rdma-provision: done +verify-peer' "E2E-ONLINE: $NIC configured" \
         "the peer was verified at the network-online point, before netroot mounted the root"
     check_line "$RUN_DIR/server.log" "E2E-SERVER: rdma-provision: verify: connection from ${CLI_IP%/*} on rxe0/1" "the server's listener saw the client"
     check_line "$RUN_DIR/server.log" 'E2E-SERVER: rdma-provision: verify: .*DISCONNECTED after 9 message\(s\); RDMA WRITE checked' \
