@@ -97,15 +97,25 @@ Result<PeerResult> cm_check_peer(const PeerCheck& c, std::chrono::steady_clock::
 // verify --listen: answers peer checks on `address` (nullopt: every address) and `port`
 // within `limits` (listen_policy.h) until `stop` returns true (checked at least once a
 // second). `say` gets one line per event, `changed` the stats after each change. Returns
-// the error that prevented listening at the start, or ok once stopped; a listener that
-// loses its device or address later listens anew (retried every 2 s).
+// the error that prevented listening at the start, kStopped once stopped, or
+// kDeviceRemoved when the listening device went away (its ids closed): the caller starts
+// the process anew, because librdmacm keeps the removed device's verbs context open while
+// no other device is left (cma.c sync_devices_list returns early on an empty list) and
+// the kernel's unregistration waits for it (uverbs_main.c ib_uverbs_remove_one, for
+// drivers without disassociate_ucontext: rxe among them). An address change is handled
+// here: the listener listens anew (retried every 2 s).
 struct ListenConfig {
   std::optional<IpAddress> address;
   uint16_t port = kVerifyPort;
   ListenLimits limits;
   std::function<void(const ListenStats&)> changed;
+  // A listener started anew after kDeviceRemoved: its counts so far, and a bind that fails
+  // is waited out (every 2 s) instead of an error.
+  std::optional<ListenStats> resume;
 };
-Status cm_listen(const ListenConfig& c, const std::function<void(const std::string&)>& say,
-                 const std::function<bool()>& stop);
+enum class ListenEnd { kStopped, kDeviceRemoved };
+Result<ListenEnd> cm_listen(const ListenConfig& c,
+                            const std::function<void(const std::string&)>& say,
+                            const std::function<bool()>& stop);
 
 }  // namespace rp

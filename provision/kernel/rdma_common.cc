@@ -210,8 +210,13 @@ Result<CmEndpoint> open_cm(const std::string& where) {
   CmEndpoint e;
   e.ec.reset(rdma_create_event_channel());
   if (!e.ec) {
-    return make_error(where, "cannot open rdma_cm (/dev/infiniband/rdma_cm; is rdma_ucm loaded?)",
-                      errno);
+    // librdmacm's first use lists the devices and fails with ENODEV when there is none.
+    const int err = errno;
+    return make_error(where,
+                      err == ENODEV ? "no RDMA device (librdmacm lists none)"
+                                    : "cannot open rdma_cm (/dev/infiniband/rdma_cm; is "
+                                      "rdma_ucm loaded?)",
+                      err);
   }
   ::fcntl(e.ec->fd, F_SETFL, ::fcntl(e.ec->fd, F_GETFL) | O_NONBLOCK);
   rdma_cm_id* raw = nullptr;

@@ -196,23 +196,35 @@ class Listener {
  public:
   Listener(const ListenConfig& c, const Say& say)
       : c_(c), say_(say), deadlines_(c.limits.deadline) {
+    if (c.resume) stats_ = *c.resume;
     stats_.max_sessions = c.limits.max_sessions;
     where_ = (c.address ? c.address->str() : std::string("*")) + ":" + std::to_string(c.port);
   }
   Status start() {
     auto cm = bind_and_listen(c_, where_);
-    if (!cm) return cm.error();
-    cm_ = std::move(cm.value());
-    say_("listening on " + where_ + " (" + limits_text(c_.limits) + ")");
+    if (!cm && !c_.resume) return cm.error();
+    if (cm && c_.resume) {
+      cm_ = std::move(cm.value());
+      ++stats_.relistens;
+      say_("listening again on " + where_);
+    } else if (cm) {
+      cm_ = std::move(cm.value());
+      say_("listening on " + where_ + " (" + limits_text(c_.limits) + ")");
+    } else {
+      say_("started anew, waiting for " + where_ + ": " + cm.error().str() +
+           "; retrying every 2 s");
+      waiting_ = true;
+    }
     publish();
     return ok_status();
   }
-  void run(const std::function<bool()>& stop) {
-    while (!stop()) {
+  ListenEnd run(const std::function<bool()>& stop) {
+    while (!stop() && !device_removed_) {
       if (!cm_.id && !relisten()) continue;
       step();
     }
     close_all();
+    return device_removed_ ? ListenEnd::kDeviceRemoved : ListenEnd::kStopped;
   }
 
  private:
@@ -233,9 +245,9 @@ class Listener {
     cm_ = CmEndpoint{};
     publish();
   }
-  // After DEVICE_REMOVAL or ADDR_CHANGE on the listening id: every session is closed and
-  // the id made anew. rdma_cm has no event for a device that comes back to an id that is
-  // not bound to one, so the bind is retried every 2 s, said once.
+  // After ADDR_CHANGE on the listening id (or started anew after a device removal): the
+  // id made anew. rdma_cm has no event for an address or device that comes back to an id
+  // that is not bound to one, so the bind is retried every 2 s, said once.
   bool relisten() {
     auto cm = bind_and_listen(c_, where_);
     if (!cm) {
@@ -262,6 +274,7 @@ class Listener {
   SessionDeadlines deadlines_;
   ListenStats stats_;
   bool waiting_ = false;
+  bool device_removed_ = false;
 };
 
 void Listener::step() {
@@ -286,8 +299,10 @@ void Listener::step() {
     const bool on_listener = ev->id == cm_.id.get();
     if (on_listener &&
         (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL || ev->event == RDMA_CM_EVENT_ADDR_CHANGE)) {
-      say_(where_ + ": " + rdma_event_str(ev->event) + ": listening anew");
       relisten = true;
+      device_removed_ = ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL;
+      say_(where_ + ": " + rdma_event_str(ev->event) +
+           (device_removed_ ? ": closing everything, to start anew" : ": listening anew"));
       rdma_ack_cm_event(ev);
       continue;
     }
@@ -358,11 +373,11 @@ void Listener::on_event(rdma_cm_event* ev, bool* changed) {
 
 }  // namespace
 
-Status cm_listen(const ListenConfig& c, const Say& say, const std::function<bool()>& stop) {
+Result<ListenEnd> cm_listen(const ListenConfig& c, const Say& say,
+                            const std::function<bool()>& stop) {
   Listener l(c, say);
-  if (auto st = l.start(); !st) return st;
-  l.run(stop);
-  return ok_status();
+  if (auto st = l.start(); !st) return st.error();
+  return l.run(stop);
 }
 
 }  // namespace rp

@@ -616,6 +616,9 @@ scenario_21-verify-load() {
     SERVER_APPEND="e2e.verify-listen=load" \
         boot_pair yes client-shell "$BOOT $ROOT_RDMA $IP_NIC $RDMA_ARGS rd.rdma.required=1 rd.rdma.verify=peer e2e.load=1" 300
     client_booted_checks
+    check_line "$srv" 'E2E-SERVER: device removal: rdma link delete rxe0: exit 0' "the server's rxe0 was deleted under the listener, which let it go"
+    check_line "$srv" 'E2E-SERVER: rdma-provision: verify: 10\.77\.0\.1:7472: RDMA_CM_EVENT_DEVICE_REMOVAL: closing everything, to start anew' "the listener saw its device go and closed everything"
+    check_line "$srv" 'E2E-SERVER: rdma-provision: verify: listening again on 10\.77\.0\.1:7472' "... and listened again once rxe0 was back"
     check_line "$log" "rdma-provision: done +verify-peer +$SRV_IP:7472" "the boot's own peer check passed against the limited listener"
     local n
     n=$(grep -cE 'NFSROOT: load: client row[0-9]+ passed' "$log")
@@ -638,6 +641,7 @@ scenario_21-verify-load() {
     check_line "$srv" 'E2E-SERVER: listener after metric: rdma_provision_listener_busy_total [1-9]' "busy answers counted"
     check_line "$srv" 'E2E-SERVER: listener after metric: rdma_provision_listener_refusals_total 3' "3 refusals counted (short, garbage, outside --allow)"
     check_line "$srv" 'E2E-SERVER: listener after metric: rdma_provision_listener_expired_total 2' "2 sessions expired"
+    check_line "$srv" 'E2E-SERVER: listener after metric: rdma_provision_listener_relistens_total 1' "1 re-listen counted"
     local before after rss0 rss1 fd0 fd1
     before=$(grep -m1 'E2E-SERVER: listener before: VmRSS' "$srv")
     after=$(grep -m1 'E2E-SERVER: listener after: VmRSS' "$srv")

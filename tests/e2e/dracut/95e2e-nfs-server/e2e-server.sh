@@ -66,6 +66,22 @@ if [ -n "$_listen" ]; then
     fi
 fi
 if [ "$_listen" = load ]; then
+    # The listener's device goes away and comes back (what a driver reload does): it must
+    # let the removal finish (its ids and verbs context closed) and listen again. nfsd
+    # listens on every address and follows the device by itself.
+    sleep 1
+    ( rdma link delete rxe0 > /tmp/rdel.log 2>&1; echo $? > /tmp/rdel.rc ) &
+    _t=0
+    while [ ! -e /tmp/rdel.rc ] && [ $_t -lt 100 ]; do
+        sleep 0.2
+        _t=$((_t + 1))
+    done
+    if [ -e /tmp/rdel.rc ]; then
+        srv "device removal: rdma link delete rxe0: exit $(cat /tmp/rdel.rc) within $((_t / 5 + 1)) s"
+        run rdma link add rxe0 type rxe netdev "$_nic"
+    else
+        srv "FAILED: device removal: rdma link delete rxe0 still waiting after 20 s"
+    fi
     (
         _pid=
         for _t in $(seq 1 50); do
