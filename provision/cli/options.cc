@@ -141,7 +141,8 @@ const std::vector<OptionSpec>& option_table() {
          size_t start = 0;
          for (;;) {
            const size_t comma = v.find(',', start);
-           auto p = parse_prefix(v.substr(start, comma - start), "--allow", d);
+           auto p = parse_prefix(v.substr(start, comma - start),
+                                 Source::at(Source::Origin::kOption, "--allow"), d);
            if (!p) return d.errors.back().str();
            o.allow.push_back(*p);
            if (comma == std::string_view::npos) return std::string();
