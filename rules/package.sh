@@ -7,6 +7,8 @@
 #   /usr/sbin/rdma-provision                          the static release binary
 #   /usr/lib/dracut/modules.d/90rdma-provision/       the dracut module
 #   /usr/lib/systemd/system/rdma-provision.service    the real root's unit
+#   /usr/lib/systemd/system/rdma-provision-listener.service
+#                                                     the peer-check listener (disabled)
 #   /usr/share/man/man8/rdma-provision.8.gz           the man page
 #   /etc/rdma-provision/rdma-provision.conf           conffile: the example, every setting
 #                                                     commented out (it changes nothing)
@@ -59,8 +61,9 @@ for f in "$REPO"/dracut-module/90rdma-provision/*; do
     *) install -m 0644 "$f" "$MOD/" ;;
   esac
 done
-install -D -m 0644 "$REPO/dracut-module/rdma-provision.service" \
-  "$ROOT/usr/lib/systemd/system/rdma-provision.service"
+for unit in rdma-provision.service rdma-provision-listener.service; do
+  install -D -m 0644 "$REPO/dracut-module/$unit" "$ROOT/usr/lib/systemd/system/$unit"
+done
 install -d "$ROOT/usr/share/man/man8"
 gzip -9n < "$REPO/configs/rdma-provision.8" > "$ROOT/usr/share/man/man8/rdma-provision.8.gz"
 # The conffile: the example with every setting commented out, so installing the package
@@ -185,6 +188,7 @@ cp -a $ROOT/. %{buildroot}/
 %attr(0755,root,root) /usr/sbin/rdma-provision
 /usr/lib/dracut/modules.d/90rdma-provision
 /usr/lib/systemd/system/rdma-provision.service
+/usr/lib/systemd/system/rdma-provision-listener.service
 /usr/share/man/man8/rdma-provision.8.gz
 %dir /etc/rdma-provision
 %config(noreplace) /etc/rdma-provision/rdma-provision.conf

@@ -79,21 +79,33 @@ else
   add_counts packages "0 passed, 1 failed"
 fi
 
+echo "=== the listener's unit: systemd-analyze security --offline=true (exposure at most 2.0)"
+# --threshold is the exposure x 10: fails above 2.0, prints the table's last line.
+if sec=$(systemd-analyze security --offline=true --threshold=20 \
+  dracut-module/rdma-provision-listener.service 2>&1); then
+  echo "$sec" | tail -n 1
+  add_counts unit-security "1 passed, 0 failed"
+else
+  echo "$sec" | grep -E '✗|Overall'
+  add_counts unit-security "0 passed, 1 failed"
+fi
+
 echo "=== fuzzing smoke run: every parser under libFuzzer with ASan+UBSan (tests/fuzz/run.sh)"
 fuzz=$(bash tests/fuzz/run.sh "${FUZZ_SECONDS:-5}" 2>&1)
 echo "$fuzz" | grep -v ' passed, '
 add_counts fuzzing "$(echo "$fuzz" | tail -n 1)"
 
-# E2E_SCENARIOS: which boots to run (default 1 3 4 7 8 9 10 11 12 13 14 15 16 17 18 19 20: shell-init root over
+# E2E_SCENARIOS: which boots to run (default 1 3 4 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21: shell-init root over
 # NFS/RDMA, a bad parameter, the server absent, systemd with rdma-core's 50rdma beside
 # ours, our netlink requests against iproute2's on the guest kernel, the binary aborting
 # and hanging, a broken configuration in the image, a port without carrier, rd.break
 # shells, two diskless nodes PXE-booting from the server, DHCP on our interface,
 # NetworkManager in the initramfs, the RDMA path verified against a listener and failing
 # without one, dracut-ng 106, NetworkManager without its initrd generator, a hardware
-# stand-in whose port is DOWN on a down link until the plan brings it up); "all" runs
+# stand-in whose port is DOWN on a down link until the plan brings it up, the listener
+# under load and faults); "all" runs
 # every scenario, "none" skips the boots.
-scen=${E2E_SCENARIOS:-1 3 4 7 8 9 10 11 12 13 14 15 16 17 18 19 20}
+scen=${E2E_SCENARIOS:-1 3 4 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21}
 if [[ $scen != none ]]; then
   [[ $scen == all ]] && scen=""
   echo "=== end-to-end boots in QEMU: tests/e2e/run.sh ${scen:-(all scenarios)}"

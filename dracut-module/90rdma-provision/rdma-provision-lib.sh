@@ -273,6 +273,11 @@ rp_apply() {
 # connects to the peer through rdma_cm and reports the path; once per boot. A failure
 # follows the policy: under rd.rdma.required=1 the boot stops before the mount with the
 # failing stage named (address or route resolution, connect, data transfer).
+# $1: the interface that has just come online. dracut sources the online hooks once per
+# configured interface, the first to come up first; the binary checks the peer only when
+# the route to it goes through $1 (else exit 4: a later interface's turn). Without $1 (the
+# hand-off, when no interface led to the peer) the check runs whatever the route, so that
+# its failure is said.
 rp_verify() {
     [ -e "$RP_RUN/verify.done" ] && return 0
     [ -e "$RP_RUN/invalid-input" ] && return 0
@@ -280,10 +285,15 @@ rp_verify() {
     [ "${RP_ENABLED:-1}" = 1 ] && [ "${RP_VERIFY:-0}" = peer ] || return 0
     mkdir -p "$RP_RUN"
     : > "$RP_RUN/verify.done"
-    rp_run_bin "verify --boot" verify.log
+    rp_run_bin "verify --boot${1:+ --online $1}" verify.log
     rp_show "$RP_RUN/verify.log"
     case $_rp_rc in
         0) return 0 ;;
+        4)
+            rm -f "$RP_RUN/verify.done"
+            : > "$RP_RUN/verify.later"
+            return 0
+            ;;
         2) rp_fail "verify: rd.rdma.verify=peer has no peer to check (exit 2: the error above)" ;;
         *)
             if [ "$_rp_rc" -gt 128 ] || [ -e "$RP_RUN/watchdog" ]; then
@@ -300,6 +310,11 @@ rp_verify() {
 # (/run survives switch-root: state.json, state.env and apply's /run/udev/rules.d rules).
 rp_handoff() {
     [ -e "$RP_JOB" ] && rm -f -- "$RP_JOB" && { rp_apply || return; }
+    # The peer check waited for an interface that leads to the peer and none came: run
+    # it now, so that its failure (no route) is said and follows the policy.
+    if [ -e "$RP_RUN/verify.later" ] && [ ! -e "$RP_RUN/verify.done" ]; then
+        rp_verify || return
+    fi
     if [ -e "$RP_RUN/state.json" ]; then
         info "rdma-provision: handing over to the real root: $RP_RUN/state.json, state.env"
     fi

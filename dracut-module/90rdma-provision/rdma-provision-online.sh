@@ -2,4 +2,4 @@
 # initqueue/online hook of 90rdma-provision (sourced by dracut's ifup or nm-run with the
 # interface as $1, before /sbin/netroot mounts the root): rd.rdma.verify=peer's check.
 type rp_verify > /dev/null 2>&1 || . /lib/rdma-provision-lib.sh
-rp_verify
+rp_verify "${1:-}"

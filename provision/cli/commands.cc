@@ -31,7 +31,8 @@ const std::vector<Command>& command_table() {
        "carry out the plan; exit 0 all done, 1 some action failed, 2 invalid input (nothing "
        "applied), 3 deadline"},
       {"verify",
-       {"--root", "inputs", "--peer", "--listen", "--boot", "--log"},
+       {"--root", "inputs", "--peer", "--listen", "--allow", "--max-sessions", "--metrics",
+        "--boot", "--online", "--log"},
        cmd_verify,
        "try the RDMA data path: a loopback RC QP pair on each configured port (every port "
        "when none is), a peer with --peer; --listen answers peers; exit 0 verified, 1 a "

@@ -14,6 +14,8 @@ namespace rp {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitUsage = 2;    // a usage error...
 inline constexpr int kExitInvalid = 2;  // ...and invalid input share the code
+// verify --boot --online IFACE: the peer is not reached through IFACE; checked later.
+inline constexpr int kExitLater = 4;
 
 struct Command {
   std::string_view name;

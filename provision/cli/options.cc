@@ -1,11 +1,13 @@
 #include "provision/cli/options.h"
 
 #include <algorithm>
+#include <charconv>
 #include <set>
 
 #include "provision/base/strings.h"
 #include "provision/inputs/text.h"
 #include "provision/inputs/values.h"
+#include "provision/kernel/listen_policy.h"
 
 namespace rp {
 
@@ -64,8 +66,9 @@ const std::vector<OptionSpec>& option_table() {
          return std::string();
        }},
       {"--metrics", "FILE", "",
-       "also write the outcome for node_exporter's textfile collector to FILE (a host path, "
-       "replaced atomically; e.g. /var/lib/prometheus/node-exporter/rdma_provision.prom)",
+       "also write the outcome (apply) or the listener's counts (verify --listen) for "
+       "node_exporter's textfile collector to FILE (a host path, replaced atomically; e.g. "
+       "/var/lib/prometheus/node-exporter/rdma_provision.prom)",
        false,
        [](std::string_view v, Options& o) {
          o.metrics = std::string(v);
@@ -120,6 +123,45 @@ const std::vector<OptionSpec>& option_table() {
          }
          return o.listen ? std::string()
                          : "--listen: " + quote(v) + " is not ADDR, ADDR:PORT, :PORT or all";
+       }},
+      {"--online", "IFACE", "",
+       "verify --boot: IFACE has just come online (dracut's online hook); check the peer only "
+       "if the route to it goes through IFACE, else exit 4 (checked at a later interface)",
+       false,
+       [](std::string_view v, Options& o) {
+         o.online = std::string(v);
+         return std::string();
+       }},
+      {"--allow", "PREFIX[,PREFIX]", "",
+       "verify --listen: answer only sources within these prefixes (IPv4/IPv6 CIDR, e.g. "
+       "10.77.0.0/24,fd00::/64); others get a plain reject (default: every source)",
+       false,
+       [](std::string_view v, Options& o) {
+         Diagnostics d;
+         size_t start = 0;
+         for (;;) {
+           const size_t comma = v.find(',', start);
+           auto p = parse_prefix(v.substr(start, comma - start),
+                                 Source::at(Source::Origin::kOption, "--allow"), d);
+           if (!p) return d.errors.back().str();
+           o.allow.push_back(*p);
+           if (comma == std::string_view::npos) return std::string();
+           start = comma + 1;
+         }
+       }},
+      {"--max-sessions", "N", "",
+       "verify --listen: at most N checks at once (1..256, default 16); a client beyond them "
+       "is answered busy and tries again within its time",
+       false,
+       [](std::string_view v, Options& o) {
+         unsigned n = 0;
+         auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+         if (ec != std::errc() || end != v.data() + v.size() || n < 1 || n > kMaxSessionsLimit) {
+           return "--max-sessions: " + quote(v) + " is not a number from 1 to " +
+                  std::to_string(kMaxSessionsLimit);
+         }
+         o.max_sessions = n;
+         return std::string();
        }},
       {"--boot", "", "",
        "verify: what rd.rdma.verify asks once the network is up (the peer check; nothing when "

@@ -31,6 +31,9 @@ struct Options {
   std::optional<Endpoint> listen;                   // verify --listen (address 0: every one)
   bool listen_any = false;                          // --listen :PORT or --listen all
   bool boot = false;                                // verify --boot
+  std::string online;                               // verify --boot --online IFACE
+  std::vector<IpPrefix> allow;                      // verify --listen --allow
+  std::optional<unsigned> max_sessions;             // verify --listen --max-sessions
 };
 
 struct OptionSpec {

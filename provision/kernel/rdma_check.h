@@ -14,6 +14,7 @@
 
 #include "provision/base/result.h"
 #include "provision/base/types.h"
+#include "provision/kernel/listen_policy.h"
 
 namespace rp {
 
@@ -81,13 +82,40 @@ struct PeerResult {
 // checks, and `rounds` SEND round trips; then disconnect. Bounded by `until`. A try that
 // got no answer (resolution, unreachable, connect error) is repeated, each resolution
 // bounded by 3 s, until `until`; a reject (no listener) is the answer and is not retried.
+// An errno of rdma_resolve_addr that means "no route to the peer yet" (ENETUNREACH,
+// EHOSTUNREACH, EADDRNOTAVAIL, ENODEV): retried within the check's time, not final.
+bool route_missing(int errnum);
+
+// Whether a failed try is followed by another, and after how long: a try that got no
+// answer (transient) after 250 ms, a listener's busy answer after the delay it asked for;
+// none when the wait and half a second for the try no longer fit in `left`. A plain
+// reject (no listener, refused, outside the listener's --allow) is final.
+std::optional<std::chrono::milliseconds> peer_retry_delay(
+    bool transient, std::optional<std::chrono::milliseconds> busy, std::chrono::milliseconds left);
 Result<PeerResult> cm_check_peer(const PeerCheck& c, std::chrono::steady_clock::time_point until);
 
-// verify --listen: answers peer checks on ADDR (nullopt: every address) and port until
-// `stop` returns true (checked at least once a second). `say` gets one line per event.
-// Returns the error that prevented listening, or ok once stopped.
-Status cm_listen(const std::optional<IpAddress>& address, uint16_t port,
-                 const std::function<void(const std::string&)>& say,
-                 const std::function<bool()>& stop);
+// verify --listen: answers peer checks on `address` (nullopt: every address) and `port`
+// within `limits` (listen_policy.h) until `stop` returns true (checked at least once a
+// second). `say` gets one line per event, `changed` the stats after each change. Returns
+// the error that prevented listening at the start, kStopped once stopped, or
+// kDeviceRemoved when the listening device went away (its ids closed): the caller starts
+// the process anew, because librdmacm keeps the removed device's verbs context open while
+// no other device is left (cma.c sync_devices_list returns early on an empty list) and
+// the kernel's unregistration waits for it (uverbs_main.c ib_uverbs_remove_one, for
+// drivers without disassociate_ucontext: rxe among them). An address change is handled
+// here: the listener listens anew (retried every 2 s).
+struct ListenConfig {
+  std::optional<IpAddress> address;
+  uint16_t port = kVerifyPort;
+  ListenLimits limits;
+  std::function<void(const ListenStats&)> changed;
+  // A listener started anew after kDeviceRemoved: its counts so far, and a bind that fails
+  // is waited out (every 2 s) instead of an error.
+  std::optional<ListenStats> resume;
+};
+enum class ListenEnd { kStopped, kDeviceRemoved };
+Result<ListenEnd> cm_listen(const ListenConfig& c,
+                            const std::function<void(const std::string&)>& say,
+                            const std::function<bool()>& stop);
 
 }  // namespace rp

@@ -402,6 +402,35 @@ Result<std::vector<IpPrefix>> rtnl_global_addresses(int ifindex) {
   return out;
 }
 
+Result<int> rtnl_route_interface(const IpAddress& destination) {
+  rtmsg rt{};
+  rt.rtm_family = destination.v6 ? AF_INET6 : AF_INET;
+  rt.rtm_dst_len = static_cast<uint8_t>(destination.size() * 8);
+  nl::MsgBuilder b(RTM_GETROUTE, 0);
+  b.header(rt);
+  b.put(RTA_DST, destination.bytes.data(), destination.size());
+  auto msg = b.finish("route get " + destination.str());
+  if (!msg) return msg.error();
+  auto sock = rtnl_internal::route_socket();
+  if (!sock) return sock.error();
+  int oif = 0;
+  nl::Answer a = nl::exchange(sock->get(), msg->get(), [&](const nlmsghdr* h) {
+    if (h->nlmsg_type != RTM_NEWROUTE || h->nlmsg_len < NLMSG_LENGTH(sizeof(rtmsg))) return;
+    const auto* m = static_cast<const rtmsg*>(NLMSG_DATA(h));
+    int len = static_cast<int>(RTM_PAYLOAD(h));
+    for (const rtattr* r = RTM_RTA(m); RTA_OK(r, len); r = RTA_NEXT(r, len)) {
+      if (r->rta_type == RTA_OIF && RTA_PAYLOAD(r) == sizeof(uint32_t)) {
+        oif = static_cast<int>(*static_cast<const uint32_t*>(RTA_DATA(r)));
+      }
+    }
+  });
+  if (a.errnum != 0) {
+    return make_error(destination.str(), nl::with_kernel_msg("no route", a), a.errnum);
+  }
+  if (oif == 0) return make_error(destination.str(), "the route has no interface", ENETUNREACH);
+  return oif;
+}
+
 Status rtnl_add_route(const std::string& ifname, const std::optional<IpPrefix>& destination,
                       const std::optional<IpAddress>& gateway) {
   const std::string shown = (destination ? destination->str() : std::string("default")) +

@@ -86,6 +86,11 @@ Status rtnl_add_address(const std::string& ifname, const IpPrefix& address);
 // IPv6-enabled link has one).
 Result<std::vector<IpPrefix>> rtnl_global_addresses(int ifindex);
 
+// The interface the kernel would send to `destination` through (RTM_GETROUTE, what `ip
+// route get` asks): its ifindex. ENETUNREACH (the kernel's answer) when no route leads
+// there yet.
+Result<int> rtnl_route_interface(const IpAddress& destination);
+
 // Adds a route on `ifname` to `destination` (nullopt: the default route) through
 // `gateway` (nullopt: on-link). Main table, protocol "boot", as `ip route add` does.
 // EEXIST when the route exists.

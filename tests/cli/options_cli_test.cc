@@ -125,6 +125,33 @@ TEST(OptionsCli, ValueWithEqualsSignIsTheSameAsTheNextWord) {
   EXPECT_NE(status.out.find("mlx4_0"), std::string::npos);
 }
 
+constexpr const char kVerifyUsage[] =
+    "usage: rdma-provision verify [--root DIR] [inputs] [--peer ADDR[:PORT]] "
+    "[--listen ADDR[:PORT]|:PORT|all] [--allow PREFIX[,PREFIX]] [--max-sessions N] "
+    "[--metrics FILE] [--boot] [--online IFACE] [--log auto|kmsg|stderr]\n";
+
+TEST(OptionsCli, TheListenersLimitsAreCheckedAndGoWithListen) {
+  const std::string usage = kVerifyUsage;
+  expect_usage_error("verify --listen all --allow 10.77.0.0/24,10.77.1.0",
+                     "rdma-provision: verify: --allow: address '10.77.1.0' has no prefix length "
+                     "(e.g. 10.0.0.5/24)\n" +
+                         usage);
+  expect_usage_error("verify --listen all --allow 10.77.0.0/33",
+                     "rdma-provision: verify: --allow: address '10.77.0.0/33' has an invalid "
+                     "prefix length (0..32)\n" +
+                         usage);
+  expect_usage_error(
+      "verify --listen all --max-sessions 0",
+      "rdma-provision: verify: --max-sessions: '0' is not a number from 1 to 256\n" + usage);
+  expect_usage_error(
+      "verify --listen all --max-sessions 257",
+      "rdma-provision: verify: --max-sessions: '257' is not a number from 1 to 256\n" + usage);
+  expect_usage_error("verify --peer 10.77.0.1 --allow 10.77.0.0/24",
+                     "rdma-provision: verify: --allow goes with --listen\n");
+  expect_usage_error("verify --max-sessions 4",
+                     "rdma-provision: verify: --max-sessions goes with --listen\n");
+}
+
 TEST(OptionsCli, TheUsageIsTheTable) {
   Outcome r = run("--help");
   EXPECT_EQ(r.status, 0);

@@ -115,6 +115,20 @@ build_test_tools() {
     done
 }
 
+# Scenario 21's misbehaving client (tests/e2e/tools), into the exported root.
+build_fault_client() {
+    say "building the fault client: bazel build --config=musl -c opt //tests/e2e/tools:verify_fault"
+    (cd "$REPO" && bazel build --config=musl -c opt //tests/e2e/tools:verify_fault) \
+        > "$W/logs/bazel-build-fault.log" 2>&1 || {
+        tail -n 20 "$W/logs/bazel-build-fault.log" >&2
+        die_e2e "bazel build failed (log: $W/logs/bazel-build-fault.log)"
+    }
+    local bin
+    bin=$(cd "$REPO" && bazel info --config=musl -c opt bazel-bin 2> /dev/null)/tests/e2e/tools
+    cp -f "$bin/verify_fault" "$W/bin/verify_fault.tmp" && mv -f "$W/bin/verify_fault.tmp" "$W/bin/verify_fault" ||
+        die_e2e "no $bin/verify_fault"
+}
+
 # --------------------------------------------------------------------- accelerator
 # KVM only if a short marker boot proves it: /dev/kvm can exist and still not run a stock
 # kernel (a nested PVM host stalls in the decompressor).
@@ -200,6 +214,8 @@ prepare_nfsroot() {  # the tiny root the server exports
     mkdir -p "$r/usr/sbin" "$r/etc/rdma-provision"
     cp "$PKG_ROOT/usr/sbin/rdma-provision" "$r/usr/sbin/rdma-provision"
     cp "$E2E/client.conf" "$r/etc/rdma-provision/rdma-provision.conf"
+    # Scenario 21's fault client, once built (build_fault_client).
+    [[ -x $W/bin/verify_fault ]] && cp "$W/bin/verify_fault" "$r/usr/sbin/verify_fault"
     # systemd's switch-root wants an OS tree.
     printf 'NAME="rdma-provision e2e root"\nID=e2e\nPRETTY_NAME="rdma-provision e2e root"\n' > "$r/etc/os-release"
     cp "$r/etc/os-release" "$r/usr/lib/os-release"
@@ -230,7 +246,7 @@ build_image() {
         [[ " $modules " == *" rdma-provision "* ]] && sha256sum "$W/bin/rdma-provision"
         # The server carries the exported root (whose rdma-provision the real root runs)
         # and the listener's binary: a new binary is a new server image too.
-        grep -qE '^e2e_(nfsroot|verify_bin)=' "$conf" && sha256sum "$W/bin/rdma-provision" "$W/nfsroot/sbin/init"
+        grep -qE '^e2e_(nfsroot|verify_bin)=' "$conf" && sha256sum "$W/bin/rdma-provision" "$W/nfsroot/sbin/init" $(ls "$W/nfsroot/usr/sbin/verify_fault" 2> /dev/null)
         [[ " $modules " == *" e2e-nlmon "* ]] && sha256sum "$W/bin/rdma-provision" "$W"/bin/nl_ops "$W"/bin/nlcap
     } | sha256sum | cut -d' ' -f1)
     if [[ -f $img && -f $img.key && $(cat "$img.key") == "$key" ]]; then
@@ -269,9 +285,15 @@ start_vm() {
     # "console": the serial port is also a socket the harness can type into (vm_type); the
     # log records everything the guest writes, connected or not.
     [[ $paused == console ]] && serial=(-chardev "socket,id=con0,path=$RUN_DIR/$name.con,server=on,wait=off,logfile=$log" -serial chardev:con0)
+    # CLIENT_NIC2=MAC: the client gets a second NIC first on the PCI bus (so it appears and
+    # comes online first), on a UDP port pair of 127.0.0.1 that nothing answers.
+    local nic2=()
+    [[ $name == client && -n ${CLIENT_NIC2:-} ]] && nic2=(
+        -netdev "dgram,id=n1,local.type=inet,local.host=127.0.0.1,local.port=$((lport + 20000)),remote.type=inet,remote.host=127.0.0.1,remote.port=$((rport + 20000))"
+        -device "virtio-net-pci,netdev=n1,mac=$CLIENT_NIC2")
     timeout --kill-after=5 "$tmo" qemu-system-x86_64 "${QEMU_ACCEL[@]}" \
         -m 1024 -smp 1 -nodefaults -display none -no-reboot \
-        "${boot[@]}" \
+        "${boot[@]}" "${nic2[@]}" \
         -netdev "dgram,id=n0,local.type=inet,local.host=127.0.0.1,local.port=$lport,remote.type=inet,remote.host=127.0.0.1,remote.port=$rport" \
         -device "virtio-net-pci,netdev=n0,mac=$mac" \
         "${serial[@]}" -pidfile "$pidf" "${extra[@]}" \

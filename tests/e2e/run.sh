@@ -22,7 +22,7 @@ W=${E2E_WORK:-$E2E/work}
 SCENARIOS=(1-shell-init 2-systemd-init 3-bad-parameter 4-server-absent 5-disabled 6-roce-v1 7-with-50rdma 8-netlink-requests
     9-binary-fault 10-broken-config 11-port-inactive 12-rd-break 13-pxe 14-dhcp
     15-network-manager 16-verify-peer 17-verify-no-listener 18-dracut-ng 19-nm-no-generator
-    20-hca-standin image)
+    20-hca-standin 21-verify-load image)
 declare -A NEEDS=(  # images each one needs
     [1-shell-init]="server client-shell" [2-systemd-init]="server client-systemd"
     [3-bad-parameter]="server client-shell" [4-server-absent]="client-shell"
@@ -36,6 +36,7 @@ declare -A NEEDS=(  # images each one needs
     [18-dracut-ng]="server client-ng-shell client-ng-systemd"
     [19-nm-no-generator]="server client-systemd-nm-nogen"
     [20-hca-standin]="server client-shell-fault"
+    [21-verify-load]="server client-shell"
     [image]="client-shell client-systemd client-shell-without client-shell-rdma-core"
 )
 
@@ -575,16 +576,25 @@ scenario_16-verify-peer() {
     # before the NFS mount, the module's online hook checks the port with a loopback RC QP
     # pair and connects to the server's `rdma-provision verify --listen` (the peer is the
     # NFS server of root=), writes into its buffer and times round trips.
+    # A second NIC, aux0, sorts first and comes online first with a static address on
+    # another segment: dracut sources the online hook for it too, before fabric0 has its
+    # address, and no route leads to the peer then: the check waits for fabric0. (dracut's
+    # setup_net first ARPs the root server on aux0 for 60 s, net-lib.sh: the boot's cost.)
     local log=$RUN_DIR/client.log
-    SERVER_APPEND="e2e.verify-listen=1" \
-        boot_pair yes client-shell "$BOOT $ROOT_RDMA $IP_NIC $RDMA_ARGS rd.rdma.required=1 rd.rdma.verify=peer" 300
+    local aux="ip=10.77.1.2:::$MASK:e2e-client:aux0:none ifname=aux0:52:54:00:77:01:02 bootdev=$NIC"
+    CLIENT_NIC2=52:54:00:77:01:02 SERVER_APPEND="e2e.verify-listen=1" \
+        boot_pair yes client-shell "$BOOT $ROOT_RDMA $aux $IP_NIC $RDMA_ARGS rd.rdma.required=1 rd.rdma.verify=peer" 300
     client_booted_checks
+    check_line "$log" 'rdma-provision: verify: aux0 is online, but the route to the peer 10\.77\.0\.1 does not exist yet: the peer is checked when that interface is online' \
+        "aux0 came online first: no route to the peer through it, the check waited"
+    check_order "$log" 'verify: aux0 is online, but the route' 'rdma-provision: done +verify-peer' \
+        "... and ran once fabric0, which routes to the peer, was online"
     check_line "$log" 'rdma-provision: done +verify-port +rxe0/1: .*GID ::ffff:10\.77\.0\.2 \(index [0-9]+, RoCE v2\), RDMA WRITE of [0-9]+ bytes checked, 8 round trips, median' \
         "the loopback on rxe0/1 (at network-online) used the IPv4 RoCE v2 GID, checked its RDMA WRITE and timed round trips"
     check_order "$log" 'rdma-provision: done +verify-port' 'rdma-provision: done +verify-peer' "the port was checked before the peer"
     check_line "$log" "rdma-provision: done +verify-peer +$SRV_IP:7472: .*via rxe0/1 GID ::ffff:10\.77\.0\.2, RDMA WRITE of 4096 bytes checked by the peer, 8 round trips, median" \
         "verify --boot: connected to the NFS server's listener by the IPv4 GID, the peer checked the write"
-    check_order "$log" 'rdma-provision: done +verify-peer' 'E2E-ONLINE: ' \
+    check_order "$log" 'rdma-provision: done +verify-peer' "E2E-ONLINE: $NIC configured" \
         "the peer was verified at the network-online point, before netroot mounted the root"
     check_line "$RUN_DIR/server.log" "E2E-SERVER: rdma-provision: verify: connection from ${CLI_IP%/*} on rxe0/1" "the server's listener saw the client"
     check_line "$RUN_DIR/server.log" 'E2E-SERVER: rdma-provision: verify: .*DISCONNECTED after 9 message\(s\); RDMA WRITE checked' \
@@ -594,6 +604,52 @@ scenario_16-verify-peer() {
     check_line "$log" 'rdma-provision: verify: 2 checks, [0-9.]+ s CPU' "what the checks cost the boot's CPU"
     check_line "$log" 'NFSROOT: metrics \| rdma_provision_verify\{check="peer",object="10.77.0.1:7472"\} 1' \
         "the real root's run checked the path again, for the fleet's metrics"
+}
+
+scenario_21-verify-load() {
+    # The listener as a service under load and faults: the server runs verify --listen
+    # --max-sessions 4 --allow 10.77.0.0/28; the client boots as in 16, then from its real
+    # root (nfsroot/init, e2e.load=1) sends 10 clients in a row, 2 silent ones holding
+    # sessions past the 15 s deadline, one killed mid-check, short and garbage hellos, one
+    # from outside --allow, 8 at once (beyond the cap: busy, retried), then 4 more at once.
+    local log=$RUN_DIR/client.log srv=$RUN_DIR/server.log
+    SERVER_APPEND="e2e.verify-listen=load" \
+        boot_pair yes client-shell "$BOOT $ROOT_RDMA $IP_NIC $RDMA_ARGS rd.rdma.required=1 rd.rdma.verify=peer e2e.load=1" 300
+    client_booted_checks
+    check_line "$srv" 'E2E-SERVER: device removal: rdma link delete rxe0: exit 0' "the server's rxe0 was deleted under the listener, which let it go"
+    check_line "$srv" 'E2E-SERVER: rdma-provision: verify: 10\.77\.0\.1:7472: RDMA_CM_EVENT_DEVICE_REMOVAL: closing everything, to start anew' "the listener saw its device go and closed everything"
+    check_line "$srv" 'E2E-SERVER: rdma-provision: verify: listening again on 10\.77\.0\.1:7472' "... and listened again once rxe0 was back"
+    check_line "$log" "rdma-provision: done +verify-peer +$SRV_IP:7472" "the boot's own peer check passed against the limited listener"
+    local n
+    n=$(grep -cE 'NFSROOT: load: client row[0-9]+ passed' "$log")
+    check_true "$([[ $n -eq 10 ]]; echo $?)" "10 clients in a row passed ($n)"
+    check_line "$log" 'NFSROOT: load: killed mid-check: verify_fault hang: established' "a client connected, then was killed mid-check"
+    check_line "$srv" 'E2E-SERVER: rdma-provision: verify: 10\.77\.0\.2: RDMA_CM_EVENT_DISCONNECTED after 0 message\(s\); RDMA WRITE not checked' \
+        "... and the listener freed its session when the kernel disconnected it"
+    check_line "$log" 'NFSROOT: load: verify_fault short: rejected \(reason 28, plain\)' "a short hello: a plain reject"
+    check_line "$log" 'NFSROOT: load: verify_fault garbage: rejected \(reason 28, plain\)' "garbage private data: a plain reject"
+    check_line "$log" 'NFSROOT: load: outside --allow: verify_fault hello: rejected \(reason 28, plain\)' "a source outside --allow: a plain reject"
+    check_line "$srv" 'E2E-SERVER: rdma-provision: verify: 10\.77\.0\.50: not in --allow: rejected' "... which the listener names"
+    check_line "$log" 'NFSROOT: load: silent: verify_fault silent:20: established' "two silent clients held sessions"
+    n=$(grep -cE 'NFSROOT: load: client burst[0-9]+ passed' "$log")
+    check_true "$([[ $n -eq 8 ]]; echo $?)" "8 clients at once beyond the cap all passed ($n)"
+    check_line "$srv" 'E2E-SERVER: rdma-provision: verify: 10\.77\.0\.2: busy \(at --max-sessions\): asked to retry' "the listener answered busy at its cap"
+    check_line "$srv" 'E2E-SERVER: rdma-provision: verify: 10\.77\.0\.2: no end within 15 s \(client silent or gone\): closed' "silent sessions closed at the 15 s deadline"
+    n=$(grep -cE 'NFSROOT: load: client after[0-9]+ passed' "$log")
+    check_true "$([[ $n -eq 4 ]]; echo $?)" "4 well-behaved clients after the faults passed ($n)"
+    check_line "$srv" 'E2E-SERVER: listener after metric: rdma_provision_listener_active_sessions 0' "no session left open"
+    check_line "$srv" 'E2E-SERVER: listener after metric: rdma_provision_listener_busy_total [1-9]' "busy answers counted"
+    check_line "$srv" 'E2E-SERVER: listener after metric: rdma_provision_listener_refusals_total 3' "3 refusals counted (short, garbage, outside --allow)"
+    check_line "$srv" 'E2E-SERVER: listener after metric: rdma_provision_listener_expired_total 2' "2 sessions expired"
+    check_line "$srv" 'E2E-SERVER: listener after metric: rdma_provision_listener_relistens_total 1' "1 re-listen counted"
+    local before after rss0 rss1 fd0 fd1
+    before=$(grep -m1 'E2E-SERVER: listener before: VmRSS' "$srv")
+    after=$(grep -m1 'E2E-SERVER: listener after: VmRSS' "$srv")
+    rss0=$(sed -nE 's/.*VmRSS: ([0-9]+) kB.*/\1/p' <<< "$before") fd0=${before##*fds }
+    rss1=$(sed -nE 's/.*VmRSS: ([0-9]+) kB.*/\1/p' <<< "$after") fd1=${after##*fds }
+    check_true "$([[ -n $rss0 && -n $rss1 && $fd0 == "$fd1" && $((rss1 - rss0)) -le 1024 ]]; echo $?)" \
+        "the listener's memory and fds bounded: before VmRSS ${rss0:-?} kB, ${fd0:-?} fds; after ${rss1:-?} kB, ${fd1:-?} fds"
+    check_line "$log" 'NFSROOT: load: done in [0-9.]+ s' "the load test's time"
 }
 
 scenario_17-verify-no-listener() {
@@ -768,6 +824,7 @@ main() {
     build_binary
     install_package
     [[ " ${selected[*]} " == *" 8-netlink-requests "* ]] && build_test_tools
+    [[ " ${selected[*]} " == *" 21-verify-load "* ]] && build_fault_client
     pick_accel
     prepare_dracut_base
     [[ " ${selected[*]} " == *" 18-dracut-ng "* ]] && prepare_dracut_ng_base

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
+
 namespace rp {
 namespace {
 
@@ -69,6 +71,16 @@ TEST(Latency, MedianMinMax) {
   EXPECT_EQ(l.str(), "4 round trips, median 25 us (10..1000)");
   EXPECT_EQ(latency_of({7}).str(), "1 round trip, median 7 us (7..7)");
   EXPECT_EQ(latency_of({}).rounds, 0u);
+}
+
+// rdma_resolve_addr fails at once when no route leads to the peer yet (the interface
+// that does is still being configured): a try to repeat within the check's time.
+TEST(RouteMissing, NoRouteYetIsRetriedOtherErrorsAreNot) {
+  for (int e : {ENETUNREACH, EHOSTUNREACH, EADDRNOTAVAIL, ENODEV})
+    EXPECT_TRUE(route_missing(e)) << e;
+  for (int e : {EINVAL, ENOMEM, EAFNOSUPPORT, 0}) EXPECT_FALSE(route_missing(e)) << e;
+  EXPECT_TRUE(
+      peer_retry_delay(route_missing(ENETUNREACH), std::nullopt, std::chrono::milliseconds(10000)));
 }
 
 }  // namespace

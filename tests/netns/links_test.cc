@@ -281,6 +281,31 @@ TEST_F(LinksTest, AnUpLinkWithAddressesIsNotTakenDownForARename) {
             OutcomeKind::kDone);
 }
 
+// verify --boot --online IFACE asks which interface the route to the peer goes through:
+// none before the interface that leads there has its address (ENETUNREACH, which the old
+// check took as final), then that interface, whichever came online first.
+TEST_F(LinksTest, TheRouteToAPeerNamesItsInterfaceOnceItExists) {
+  ASSERT_TRUE(rtnl_add_veth("wa", "wb"));
+  const IpAddress peer = *IpAddress::parse("10.77.9.1");
+  auto none = rtnl_route_interface(peer);
+  ASSERT_FALSE(none);
+  EXPECT_EQ(none.error().errnum, ENETUNREACH) << none.error().str();
+  // "va" is up first with an address elsewhere: still no route to the peer.
+  ASSERT_TRUE(rtnl_add_address("va", *IpPrefix::parse("10.77.8.2/24")));
+  ASSERT_TRUE(rtnl_set_link_up("va", true));
+  ASSERT_TRUE(rtnl_set_link_up("vb", true));
+  EXPECT_FALSE(rtnl_route_interface(peer));
+  ASSERT_TRUE(rtnl_add_address("wa", *IpPrefix::parse("10.77.9.2/24")));
+  ASSERT_TRUE(rtnl_set_link_up("wa", true));
+  ASSERT_TRUE(rtnl_set_link_up("wb", true));
+  auto via = rtnl_route_interface(peer);
+  ASSERT_TRUE(via) << via.error().str();
+  EXPECT_EQ(*via, link("wa").ifindex);
+  auto other = rtnl_route_interface(*IpAddress::parse("10.77.8.7"));
+  ASSERT_TRUE(other) << other.error().str();
+  EXPECT_EQ(*other, link("va").ifindex);
+}
+
 TEST_F(LinksTest, IpoibModeOnAnEthernetLinkFails) {
   LiveContext live(5s);
   Outcome o = execute(live.ctx, act(SetIpoibMode{"va", IpoibMode::kConnected}));

@@ -48,14 +48,63 @@ put "rdma 20049" /proc/fs/nfsd/portlist
 srv "portlist: $(cat /proc/fs/nfsd/portlist | tr '\n' ' ')"
 srv "rdma link: $(rdma link show 2>&1 | tr '\n' ' ')"
 # e2e.verify-listen=1 (scenario 16): answer the clients' rd.rdma.verify=peer checks.
-if [ "$(getarg e2e.verify-listen=)" = 1 ]; then
+# e2e.verify-listen=load (scenario 21): the same within limits (4 sessions, the segment's
+# first 16 addresses, its metrics in /run/listener.prom), and the listener's memory and
+# file descriptors printed whenever the client asks (a probe-NAME file in its root).
+_listen=$(getarg e2e.verify-listen=)
+if [ -n "$_listen" ]; then
     if [ -x /usr/sbin/rdma-provision ]; then
         run modprobe rdma_ucm
         run modprobe ib_uverbs
-        ( /usr/sbin/rdma-provision verify --listen "${_ip%/*}" 2>&1 | while read -r _l; do srv "$_l"; done ) &
+        _limits=
+        [ "$_listen" = load ] &&
+            _limits="--max-sessions 4 --allow 10.77.0.0/28 --metrics /run/listener.prom"
+        # shellcheck disable=SC2086
+        ( /usr/sbin/rdma-provision verify --listen "${_ip%/*}" $_limits 2>&1 | while read -r _l; do srv "$_l"; done ) &
     else
-        srv "FAILED: e2e.verify-listen=1 but the image has no rdma-provision (e2e_verify_bin=)"
+        srv "FAILED: e2e.verify-listen=$_listen but the image has no rdma-provision (e2e_verify_bin=)"
     fi
+fi
+if [ "$_listen" = load ]; then
+    # The listener's device goes away and comes back (what a driver reload does): it must
+    # let the removal finish (its ids and verbs context closed) and listen again. nfsd
+    # listens on every address and follows the device by itself.
+    sleep 1
+    ( rdma link delete rxe0 > /tmp/rdel.log 2>&1; echo $? > /tmp/rdel.rc ) &
+    _t=0
+    while [ ! -e /tmp/rdel.rc ] && [ $_t -lt 100 ]; do
+        sleep 0.2
+        _t=$((_t + 1))
+    done
+    if [ -e /tmp/rdel.rc ]; then
+        srv "device removal: rdma link delete rxe0: exit $(cat /tmp/rdel.rc) within $((_t / 5 + 1)) s"
+        run rdma link add rxe0 type rxe netdev "$_nic"
+    else
+        srv "FAILED: device removal: rdma link delete rxe0 still waiting after 20 s"
+    fi
+    (
+        _pid=
+        for _t in $(seq 1 50); do
+            for _p in /proc/[0-9]*; do
+                [ "$(cat "$_p/comm" 2> /dev/null)" = rdma-provision ] && _pid=${_p#/proc/} && break 2
+            done
+            sleep 0.1
+        done
+        srv "listener pid: ${_pid:-none}"
+        _t=0
+        while [ -n "$_pid" ] && [ $_t -lt $((_life * 5)) ]; do
+            for _f in /export/root/probe-*; do
+                [ -e "$_f" ] || continue
+                _n=${_f##*/probe-}
+                [ -e "/tmp/probed-$_n" ] && continue
+                : > "/tmp/probed-$_n"
+                srv "listener $_n: $(grep VmRSS "/proc/$_pid/status" | tr -s ' \t' ' '), fds $(ls "/proc/$_pid/fd" | wc -l)"
+                grep -v '^#' /run/listener.prom 2> /dev/null | while read -r _m; do srv "listener $_n metric: $_m"; done
+            done
+            sleep 0.2
+            _t=$((_t + 1))
+        done
+    ) &
 fi
 # Network boot (scenario 13): DHCP with the boot program's address, static leases by MAC
 # (the cluster's DHCP table: iPXE, then dracut's dhclient ask), and HTTP for the files.

@@ -11,7 +11,7 @@ installkernel() {
 }
 install() {
     inst_multiple ip rdma exportfs rpc.nfsd rpc.mountd rpcbind cp mount umount mkdir touch \
-        cat sleep ls sync chmod seq tr grep
+        cat sleep ls sync chmod seq tr grep wc
     inst_multiple -o /etc/netconfig /etc/services /etc/protocols /etc/rpc /etc/nsswitch.conf
     [[ -d $e2e_nfsroot ]] || { derror "e2e_nfsroot is not a directory: '$e2e_nfsroot'"; return 1; }
     mkdir -p "$initdir/export-src" "$initdir/var/lib/nfs/v4recovery" "$initdir/run/rpcbind"

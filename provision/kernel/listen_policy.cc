@@ -1,0 +1,120 @@
+#include "provision/kernel/listen_policy.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace rp {
+
+namespace {
+constexpr uint8_t kBusyMagic[8] = {'R', 'P', 'V', '1', 'B', 'U', 'S', 'Y'};
+// IB CM reject reason 28 (include/rdma/ib_cm.h IB_CM_REJ_CONSUMER_DEFINED): what
+// rdma_reject sends (ucma.c ucma_reject: reason 0 means consumer defined; cma.c
+// rdma_reject -> ib_send_cm_rej(..., IB_CM_REJ_CONSUMER_DEFINED, ...)).
+constexpr int kConsumerDefined = 28;
+constexpr std::chrono::milliseconds kBusyRetryCap{10000};
+}  // namespace
+
+bool prefix_contains(const IpPrefix& p, const IpAddress& a) {
+  if (p.address.v6 != a.v6) return false;
+  const unsigned bits = std::min<unsigned>(p.length, a.v6 ? 128 : 32);
+  const unsigned whole = bits / 8, rest = bits % 8;
+  if (std::memcmp(p.address.bytes.data(), a.bytes.data(), whole) != 0) return false;
+  if (rest == 0) return true;
+  const uint8_t mask = static_cast<uint8_t>(0xff << (8 - rest));
+  return (p.address.bytes[whole] & mask) == (a.bytes[whole] & mask);
+}
+
+std::string_view to_string(Admission a) {
+  switch (a) {
+    case Admission::kAccept:
+      return "accepted";
+    case Admission::kNotOurs:
+      return "not an rdma-provision verify client: rejected";
+    case Admission::kNotAllowed:
+      return "not in --allow: rejected";
+    case Admission::kBusy:
+      return "busy (at --max-sessions): asked to retry";
+  }
+  return "?";
+}
+
+Admission admit(const ListenLimits& l, const std::optional<IpAddress>& from, bool hello_ok,
+                size_t active) {
+  if (!l.allow.empty()) {
+    const bool in = from && std::any_of(l.allow.begin(), l.allow.end(), [&](const IpPrefix& p) {
+                      return prefix_contains(p, *from);
+                    });
+    if (!in) return Admission::kNotAllowed;
+  }
+  if (!hello_ok) return Admission::kNotOurs;
+  if (active >= l.max_sessions) return Admission::kBusy;
+  return Admission::kAccept;
+}
+
+std::array<uint8_t, kBusyRejectBytes> busy_reject(std::chrono::milliseconds retry_after) {
+  std::array<uint8_t, kBusyRejectBytes> b{};
+  std::memcpy(b.data(), kBusyMagic, sizeof kBusyMagic);
+  const auto ms = static_cast<uint32_t>(std::max<long long>(retry_after.count(), 0));
+  for (int i = 0; i < 4; ++i) b[8 + i] = static_cast<uint8_t>(ms >> (8 * i));
+  return b;
+}
+
+std::optional<std::chrono::milliseconds> busy_retry_after(int status, const void* data,
+                                                          size_t len) {
+  if (status != kConsumerDefined || !data || len < kBusyRejectBytes) return std::nullopt;
+  const auto* p = static_cast<const uint8_t*>(data);
+  if (std::memcmp(p, kBusyMagic, sizeof kBusyMagic) != 0) return std::nullopt;
+  uint32_t ms = 0;
+  for (int i = 0; i < 4; ++i) ms |= static_cast<uint32_t>(p[8 + i]) << (8 * i);
+  return std::min(std::chrono::milliseconds(ms), kBusyRetryCap);
+}
+
+std::vector<uintptr_t> SessionDeadlines::expired(ListenClock::time_point now) const {
+  std::vector<uintptr_t> out;
+  for (const auto& [key, until] : until_) {
+    if (until <= now) out.push_back(key);
+  }
+  return out;
+}
+
+int SessionDeadlines::wait_ms(ListenClock::time_point now, int cap) const {
+  int best = cap;
+  for (const auto& [key, until] : until_) {
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(until - now).count();
+    best = static_cast<int>(std::clamp<long long>(left, 0, best));
+  }
+  return best;
+}
+
+std::string listen_metrics_text(const ListenStats& s) {
+  std::string t;
+  auto metric = [&](const char* name, const char* type, const char* help) {
+    t += std::string("# HELP rdma_provision_listener_") + name + " " + help + "\n";
+    t += std::string("# TYPE rdma_provision_listener_") + name + " " + type + "\n";
+  };
+  auto value = [&](const std::string& name, uint64_t v) {
+    t += "rdma_provision_listener_" + name + " " + std::to_string(v) + "\n";
+  };
+  metric("sessions_total", "counter", "Peer-check connections accepted.");
+  value("sessions_total", s.sessions);
+  metric("refusals_total", "counter",
+         "Connect requests rejected for good: outside --allow, or not a verify client.");
+  value("refusals_total", s.refused);
+  metric("busy_total", "counter", "Connect requests answered busy (at --max-sessions).");
+  value("busy_total", s.busy);
+  metric("checks_total", "counter", "Sessions ended, by whether the client's RDMA WRITE checked.");
+  value("checks_total{result=\"passed\"}", s.passed);
+  value("checks_total{result=\"failed\"}", s.failed);
+  metric("expired_total", "counter", "Sessions closed at the per-session deadline.");
+  value("expired_total", s.expired);
+  metric("relistens_total", "counter",
+         "Times the listener was re-created after a device removal or an address change.");
+  value("relistens_total", s.relistens);
+  metric("active_sessions", "gauge", "Sessions open now.");
+  value("active_sessions", s.active);
+  metric("max_sessions", "gauge", "The cap on sessions open at once (--max-sessions).");
+  value("max_sessions", s.max_sessions);
+  return t;
+}
+
+}  // namespace rp
