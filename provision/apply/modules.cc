@@ -1,5 +1,7 @@
 #include "provision/apply/modules.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <condition_variable>
 #include <map>
@@ -7,8 +9,6 @@
 #include <mutex>
 #include <optional>
 #include <set>
-#include <system_error>
-#include <thread>
 
 #include "provision/apply/module_jobs.h"
 #include "provision/base/strings.h"
@@ -21,6 +21,18 @@ using module_jobs::Job;
 using module_jobs::loaded;
 using module_jobs::order_jobs;
 using module_jobs::work;
+
+// A worker through pthread_create, whose failure (EAGAIN: no thread to be had) is a return
+// code: the project is built without exceptions, and std::thread reports it by throwing.
+struct Worker {
+  std::shared_ptr<Batch> batch;
+  size_t me;
+};
+void* run_worker(void* arg) {
+  std::unique_ptr<Worker> w(static_cast<Worker*>(arg));
+  work(std::move(w->batch), w->me);
+  return nullptr;
+}
 
 constexpr char kLiveOnly[] = "acts on the running kernel only (--root DIR)";
 
@@ -186,13 +198,15 @@ std::vector<Outcome> run_batch(ApplyContext& ctx, const std::vector<Request>& re
       jobs.begin(), jobs.end(), [](const Job& j) { return j.state == Job::State::kPending; });
   const size_t n = std::min<size_t>(std::max(1u, how.max_threads), pending);
   batch->busy.assign(std::max<size_t>(n, 1), false);
-  std::vector<std::thread> threads;
+  std::vector<pthread_t> threads;
   for (size_t k = 0; k < n; ++k) {
-    try {
-      threads.emplace_back(work, batch, k);
-    } catch (const std::system_error&) {
+    auto* w = new Worker{batch, k};
+    pthread_t t;
+    if (::pthread_create(&t, nullptr, run_worker, w) != 0) {
+      delete w;
       break;  // no thread to be had: the ones started (or this one) do the work
     }
+    threads.push_back(t);
   }
   if (pending > 0 && threads.empty()) work(batch, 0);
 
@@ -221,9 +235,9 @@ std::vector<Outcome> run_batch(ApplyContext& ctx, const std::vector<Request>& re
   batch->cv.notify_all();
   for (size_t k = 0; k < threads.size(); ++k) {
     if (busy[k]) {
-      threads[k].detach();  // inside init_module(2): cannot be interrupted
+      ::pthread_detach(threads[k]);  // inside init_module(2): cannot be interrupted
     } else {
-      threads[k].join();
+      ::pthread_join(threads[k], nullptr);
     }
   }
   std::vector<Job> done;

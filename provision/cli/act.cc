@@ -12,13 +12,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <fstream>
 #include <iterator>
-#include <sstream>
 
 #include "provision/apply/apply.h"
 #include "provision/apply/modules.h"
 #include "provision/base/root.h"
+#include "provision/base/strings.h"
 #include "provision/cli/commands.h"
 #include "provision/inputs/load.h"
 #include "provision/inventory/inventory.h"
@@ -260,11 +259,16 @@ std::string resume_text(const ListenStats& s) {
 std::optional<ListenStats> resume_stats(const char* text) {
   if (!text) return std::nullopt;
   ListenStats s;
-  std::istringstream in(text);
-  if (!(in >> s.sessions >> s.refused >> s.busy >> s.passed >> s.failed >> s.expired >>
-        s.relistens)) {
-    return std::nullopt;
+  uint64_t* fields[] = {&s.sessions, &s.refused, &s.busy,     &s.passed,
+                        &s.failed,   &s.expired, &s.relistens};
+  size_t n = 0;
+  for (auto word : split(text, ' ')) {
+    if (word.empty()) continue;
+    auto v = parse_uint(word);
+    if (!v || n == std::size(fields)) return std::nullopt;
+    *fields[n++] = *v;
   }
+  if (n != std::size(fields)) return std::nullopt;
   return s;
 }
 
@@ -272,8 +276,8 @@ std::optional<ListenStats> resume_stats(const char* text) {
 // fresh process (execv of its own binary, same PID for the service manager), with every
 // descriptor but the standard ones closed, so that the kernel can finish the removal.
 int start_anew(const ListenStats& stats) {
-  std::ifstream f("/proc/self/cmdline", std::ios::binary);
-  std::string all((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  // Root's reader, not iostreams: <fstream> would bring libc++'s locales (200 KB).
+  const std::string all = Root("").read_or("/proc/self/cmdline", "");
   std::vector<std::string> words;
   for (size_t at = 0; at < all.size();) {
     const size_t end = all.find('\0', at);
