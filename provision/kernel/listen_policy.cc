@@ -86,35 +86,4 @@ int SessionDeadlines::wait_ms(ListenClock::time_point now, int cap) const {
   return best;
 }
 
-std::string listen_metrics_text(const ListenStats& s) {
-  std::string t;
-  auto metric = [&](const char* name, const char* type, const char* help) {
-    t += std::string("# HELP rdma_provision_listener_") + name + " " + help + "\n";
-    t += std::string("# TYPE rdma_provision_listener_") + name + " " + type + "\n";
-  };
-  auto value = [&](const std::string& name, uint64_t v) {
-    t += "rdma_provision_listener_" + name + " " + std::to_string(v) + "\n";
-  };
-  metric("sessions_total", "counter", "Peer-check connections accepted.");
-  value("sessions_total", s.sessions);
-  metric("refusals_total", "counter",
-         "Connect requests rejected for good: outside --allow, or not a verify client.");
-  value("refusals_total", s.refused);
-  metric("busy_total", "counter", "Connect requests answered busy (at --max-sessions).");
-  value("busy_total", s.busy);
-  metric("checks_total", "counter", "Sessions ended, by whether the client's RDMA WRITE checked.");
-  value("checks_total{result=\"passed\"}", s.passed);
-  value("checks_total{result=\"failed\"}", s.failed);
-  metric("expired_total", "counter", "Sessions closed at the per-session deadline.");
-  value("expired_total", s.expired);
-  metric("relistens_total", "counter",
-         "Times the listener was re-created after a device removal or an address change.");
-  value("relistens_total", s.relistens);
-  metric("active_sessions", "gauge", "Sessions open now.");
-  value("active_sessions", s.active);
-  metric("max_sessions", "gauge", "The cap on sessions open at once (--max-sessions).");
-  value("max_sessions", s.max_sessions);
-  return t;
-}
-
 }  // namespace rp

@@ -96,9 +96,5 @@ struct ListenStats {
   unsigned active = 0;        // sessions open now
   unsigned max_sessions = 0;  // the cap
 };
-// Prometheus text (format 0.0.4): rdma_provision_listener_sessions_total,
-// _refusals_total, _busy_total, _checks_total{result="passed|failed"}, _expired_total,
-// _relistens_total, _active_sessions, _max_sessions.
-std::string listen_metrics_text(const ListenStats& s);
 
 }  // namespace rp

@@ -106,4 +106,33 @@ std::string metrics_text(int exit_code, const Config& cfg, const Plan& plan,
   return w.str();
 }
 
+std::string listen_metrics_text(const ListenStats& s) {
+  Writer w;
+  auto counter = [&](const char* name, const char* help, uint64_t v) {
+    w.family(name, "counter", help);
+    w.sample("", static_cast<double>(v));
+  };
+  counter("rdma_provision_listener_sessions_total", "Peer-check connections accepted.", s.sessions);
+  counter("rdma_provision_listener_refusals_total",
+          "Connect requests rejected for good: outside --allow, or not a verify client.",
+          s.refused);
+  counter("rdma_provision_listener_busy_total",
+          "Connect requests answered busy (at --max-sessions).", s.busy);
+  w.family("rdma_provision_listener_checks_total", "counter",
+           "Sessions ended, by whether the client's RDMA WRITE checked.");
+  w.sample(label("result", "passed"), static_cast<double>(s.passed));
+  w.sample(label("result", "failed"), static_cast<double>(s.failed));
+  counter("rdma_provision_listener_expired_total", "Sessions closed at the per-session deadline.",
+          s.expired);
+  counter("rdma_provision_listener_relistens_total",
+          "Times the listener was re-created after a device removal or an address change.",
+          s.relistens);
+  w.family("rdma_provision_listener_active_sessions", "gauge", "Sessions open now.");
+  w.sample("", static_cast<double>(s.active));
+  w.family("rdma_provision_listener_max_sessions", "gauge",
+           "The cap on sessions open at once (--max-sessions).");
+  w.sample("", static_cast<double>(s.max_sessions));
+  return w.str();
+}
+
 }  // namespace rp

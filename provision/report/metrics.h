@@ -9,6 +9,7 @@
 #include "provision/apply/apply.h"
 #include "provision/config/config.h"
 #include "provision/inventory/inventory.h"
+#include "provision/kernel/listen_policy.h"
 #include "provision/plan/plan.h"
 
 namespace rp {
@@ -22,6 +23,11 @@ inline constexpr const char* kDefaultMetricsPath =
 // `after` is the machine as the run left it: per-port state and RoCE mode.
 std::string metrics_text(int exit_code, const Config& cfg, const Plan& plan,
                          const ApplyReport* report, const Inventory& after, std::time_t now);
+
+// verify --listen's own counts (--metrics): rdma_provision_listener_sessions_total,
+// _refusals_total, _busy_total, _checks_total{result="passed|failed"}, _expired_total,
+// _relistens_total, _active_sessions, _max_sessions.
+std::string listen_metrics_text(const ListenStats& s);
 
 // A label value as the format wants it: backslash, double quote and newline escaped.
 std::string prometheus_label(std::string_view v);

@@ -201,5 +201,30 @@ TEST(MetricsCli, ApplyWritesTheOutcomeForTheTextfileCollector) {
       << none;
 }
 
+TEST(ListenMetrics, EveryCountAsPrometheusText) {
+  ListenStats s;
+  s.sessions = 12;
+  s.refused = 3;
+  s.busy = 4;
+  s.passed = 10;
+  s.failed = 2;
+  s.expired = 1;
+  s.active = 0;
+  s.max_sessions = 16;
+  const std::string t = listen_metrics_text(s);
+  for (const char* line :
+       {"\nrdma_provision_listener_sessions_total 12\n",
+        "\nrdma_provision_listener_refusals_total 3\n", "\nrdma_provision_listener_busy_total 4\n",
+        "\nrdma_provision_listener_checks_total{result=\"passed\"} 10\n",
+        "\nrdma_provision_listener_checks_total{result=\"failed\"} 2\n",
+        "\nrdma_provision_listener_expired_total 1\n",
+        "\nrdma_provision_listener_relistens_total 0\n",
+        "\nrdma_provision_listener_active_sessions 0\n",
+        "\nrdma_provision_listener_max_sessions 16\n",
+        "# TYPE rdma_provision_listener_active_sessions gauge\n"}) {
+    EXPECT_NE(t.find(line), std::string::npos) << line << "\n" << t;
+  }
+}
+
 }  // namespace
 }  // namespace rp
