@@ -19,6 +19,7 @@
 #include "provision/base/root.h"
 #include "provision/base/strings.h"
 #include "provision/cli/commands.h"
+#include "provision/cli/outputs.h"
 #include "provision/inputs/load.h"
 #include "provision/inventory/inventory.h"
 #include "provision/kernel/files.h"
@@ -28,67 +29,10 @@
 #include "provision/plan/plan.h"
 #include "provision/report/handoff.h"
 #include "provision/report/metrics.h"
+#include "provision/report/record.h"
 
 namespace rp {
 namespace {
-
-// Writes one of our own files under the root (Root::write_file_atomic). The callers:
-// write_run_file, and the files named by --output, --state-env and --metrics.
-bool write_own_file(const Root& root, const std::string& path, const std::string& text,
-                    std::string& err) {
-  auto st = root.write_file_atomic(path, text);
-  if (!st) err = st.error().str();
-  return st.ok();
-}
-
-// One of our files under /run (Root::check_write: nothing outside /sys and /run).
-bool write_run_file(const Root& root, const char* path, const std::string& text, std::string& err) {
-  if (auto st = Root::check_write(path); !st) {
-    err = st.error().str();
-    return false;
-  }
-  return write_own_file(root, path, text, err);
-}
-
-// In the initramfs messages go to the kernel log (console, dmesg, journal).
-Log::Sink make_sink(const Root& root, const std::string& choice) {
-  const bool initramfs = root.exists("/etc/initrd-release") || root.exists("/run/initramfs");
-  if (choice == "kmsg" || (choice == "auto" && initramfs && root.is_live())) {
-    return kmsg_sink(root.path("/dev/kmsg"));
-  }
-  return stderr_sink();
-}
-
-// The state for the real root and for the dracut hooks: JSON for tools, the same facts
-// as shell assignments for the hooks (they source it).
-void write_state(const Root& root, const Config& cfg, const Plan& plan, const ApplyReport* report,
-                 Log& log) {
-  std::string err;
-  if (!write_run_file(root, kStatePath, state_json(cfg, plan, report), err)) log.error(err);
-  if (!write_run_file(root, kStateEnvPath, state_env(cfg, plan, report), err)) log.error(err);
-}
-
-// apply --metrics FILE: the outcome for node_exporter's textfile collector, replaced
-// atomically (the collector may read at any moment). A directory that does not exist
-// (no node_exporter on this node) is a note, not a failure of the run.
-void write_metrics(const Options& o, const Root& root, int exit_code, const Config& cfg,
-                   const Plan& plan, const ApplyReport* report, Log& log) {
-  if (o.metrics.empty()) return;
-  const size_t slash = o.metrics.rfind('/');
-  const std::string dir = slash == std::string::npos ? "." : o.metrics.substr(0, slash);
-  struct stat st;
-  if (!dir.empty() && (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))) {
-    log.notice("metrics: " + dir + " does not exist: " + o.metrics + " not written");
-    return;
-  }
-  // The machine as the run left it: port states and RoCE modes.
-  const Inventory after = report ? discover(root, Detail::kFull) : Inventory{};
-  std::string err;
-  if (!write_own_file(Root("/"), o.metrics,
-                      metrics_text(exit_code, cfg, plan, report, after, std::time(nullptr)), err)) {
-    log.error("metrics: " + err);
-  }
-}
 
 // Every load-module action that can start runs in one parallel batch (libkmod, one context
 // per thread: apply/modules.cc).
@@ -102,6 +46,7 @@ int cmd_apply(const Options& o) {
   Root root(o.root);
   if (!root_usable(root, o, "apply")) return kExitUsage;
   Log log(make_sink(root, o.log));
+  RunRecord run = start_record(root, std::time(nullptr));
   Inventory inv = discover(root, Detail::kPlan);
   Inputs in = load_inputs(root, o.inputs);
   resolve_node_table(inv, in.config);  // the stage between loading and planning
@@ -112,28 +57,21 @@ int cmd_apply(const Options& o) {
     for (const auto& e : in.diag.errors) log.error(e.str());
     for (const auto& e : plan.diag.errors) log.error(e.str());
     log.error("invalid input: nothing applied");
-    write_metrics(o, root, kExitInvalid, in.config, plan, nullptr, log);
-    return kExitInvalid;
+    return finish_apply(o, root, run, in, plan, nullptr, kExitInvalid, log);
   }
   for (const auto& n : plan.notes) log.notice(n);
-  if (!plan.enabled) {
-    write_state(root, in.config, plan, nullptr, log);
-    write_metrics(o, root, kExitOk, in.config, plan, nullptr, log);
-    return kExitOk;
-  }
+  if (!plan.enabled) return finish_apply(o, root, run, in, plan, nullptr, kExitOk, log);
   log.info(std::to_string(plan.actions.size()) + " actions planned, deadline " +
            std::to_string(plan.timeout_s) + " s");
   RealFileOps files(root);
   ApplyContext ctx{files, root.is_live(), Deadline(std::chrono::seconds(plan.timeout_s)), log};
   ApplyReport report = apply_plan(plan, ctx, parallel_loads);
-  write_state(root, in.config, plan, &report, log);
   std::string err;
   if (!in.config.names.empty() &&
       !write_run_file(root, kRunRulesPath, udev_rules(in.config), err)) {
     log.error(err);
   }
-  write_metrics(o, root, report.exit_code(), in.config, plan, &report, log);
-  return report.exit_code();
+  return finish_apply(o, root, run, in, plan, &report, report.exit_code(), log);
 }
 
 int cmd_preload(const Options& o) {

@@ -57,6 +57,11 @@ const std::vector<Command>& command_table() {
        cmd_image_needs,
        "what an initramfs must carry for these inputs: kernel modules and input files, one "
        "per line"},
+      {"explain",
+       {"--root"},
+       cmd_explain,
+       "the last boot in a few lines: each phase's outcome, what failed and why, how the root "
+       "is mounted, where the records are; exit 1 when a record shows a failure"},
   };
   return kCommands;
 }

@@ -40,6 +40,7 @@ int cmd_udev_rules(const Options& o);
 int cmd_udev_name(const Options& o);
 int cmd_verify(const Options& o);
 int cmd_preload(const Options& o);
+int cmd_explain(const Options& o);  // explain.cc
 
 // Shared by the handlers.
 class Root;

@@ -110,14 +110,27 @@ std::string configured_name(const Config& cfg, const HwAddress& address) {
   return e ? cfg.row_name(*e) : "";
 }
 
-std::string state_json(const Config& cfg, const Plan& plan, const ApplyReport* report) {
+std::string state_json(const Config& cfg, const Plan& plan, const ApplyReport* report,
+                       const RunRecord* run) {
   JsonWriter w;
   w.begin_object().field("version", RDMA_PROVISION_VERSION).field("enabled", plan.enabled);
   // Whether a failure must stop the boot: the dracut module's policy reads it here, so
   // `required = yes` in the config file counts as much as rd.rdma.required=1.
   w.field("required", cfg.required.value);
-  if (report) {
-    w.field("exit_code", report->exit_code()).field("summary", report->summary());
+  if (run) {
+    w.field("phase", to_string(run->phase)).field("boot_id", run->boot_id);
+    w.field("started", iso8601(run->started)).field("finished", iso8601(run->finished));
+    w.field("exit_code", run->exit_code);
+  } else if (report) {
+    w.field("exit_code", report->exit_code());
+  }
+  if (report) w.field("summary", report->summary());
+  if (run) {
+    w.key("errors").begin_array();
+    for (const auto& e : run->errors) w.value(e);
+    w.end_array().key("warnings").begin_array();
+    for (const auto& e : run->warnings) w.value(e);
+    w.end_array();
   }
   w.key("actions").begin_array();
   for (size_t i = 0; i < plan.actions.size(); ++i) {
@@ -155,6 +168,18 @@ std::string state_json(const Config& cfg, const Plan& plan, const ApplyReport* r
 
 namespace {
 
+constexpr int kInvalidExit = 2;  // invalid input: nothing applied
+
+std::string invalid_summary(size_t n) {
+  return "invalid input: " + std::to_string(n) + (n == 1 ? " error" : " errors");
+}
+
+std::string join_lines(const std::vector<std::string>& v) {
+  std::string o;
+  for (const auto& s : v) o += (o.empty() ? "" : "\n") + s;
+  return o;
+}
+
 // The lines of state.env; `report` null: nothing applied (yet), the counts are empty.
 std::string env_text(const Config& cfg, bool enabled, const std::string& exit_code,
                      const std::string& summary, const ApplyReport* report,
@@ -187,24 +212,39 @@ std::string env_text(const Config& cfg, bool enabled, const std::string& exit_co
 
 }  // namespace
 
-std::string state_env(const Config& cfg, const Plan& plan, const ApplyReport* report) {
+std::string state_env(const Config& cfg, const Plan& plan, const ApplyReport* report,
+                      const RunRecord* run) {
   std::string errors;
   for (size_t i = 0; report && i < report->outcomes.size(); ++i) {
     const Outcome& out = report->outcomes[i];
     if (out.kind != OutcomeKind::kFailed && out.kind != OutcomeKind::kTimedOut) continue;
     errors += (errors.empty() ? "" : "\n") + out.error.str();
   }
-  return env_text(cfg, plan.enabled, report ? std::to_string(report->exit_code()) : "",
-                  report ? report->summary() : "", report, errors);
+  if (!report && run) errors = join_lines(run->errors);
+  std::string summary = report ? report->summary() : "";
+  if (!report && run && run->exit_code == kInvalidExit)
+    summary = invalid_summary(run->errors.size());
+  std::string o = env_text(cfg, plan.enabled,
+                           run      ? std::to_string(run->exit_code)
+                           : report ? std::to_string(report->exit_code())
+                                    : "",
+                           summary, report, errors);
+  if (run) {
+    o += "RP_PHASE=" + shell_quote(to_string(run->phase)) + "\n";
+    o += "RP_BOOT_ID=" + shell_quote(run->boot_id) + "\n";
+    o += "RP_STARTED=" + shell_quote(iso8601(run->started)) + "\n";
+    o += "RP_FINISHED=" + shell_quote(iso8601(run->finished)) + "\n";
+    o += "RP_WARNINGS=" + shell_quote(join_lines(run->warnings)) + "\n";
+  }
+  return o;
 }
 
 std::string inputs_state_env(const Config& cfg, const Diagnostics& diag) {
   std::string errors;
   for (const auto& e : diag.errors) errors += (errors.empty() ? "" : "\n") + e.str();
   const size_t n = diag.errors.size();
-  return env_text(cfg, cfg.enabled.value, n ? "2" : "",
-                  n ? "invalid input: " + std::to_string(n) + (n == 1 ? " error" : " errors") : "",
-                  nullptr, errors);
+  return env_text(cfg, cfg.enabled.value, n ? "2" : "", n ? invalid_summary(n) : "", nullptr,
+                  errors);
 }
 
 }  // namespace rp

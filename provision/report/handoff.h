@@ -9,6 +9,7 @@
 #include "provision/apply/apply.h"
 #include "provision/config/config.h"
 #include "provision/plan/plan.h"
+#include "provision/report/record.h"
 
 namespace rp {
 
@@ -25,7 +26,11 @@ std::string udev_rules(const Config& cfg, bool ask_for_table = false);
 // of the per-node table; "" when none.
 std::string configured_name(const Config& cfg, const HwAddress& address);
 
-std::string state_json(const Config& cfg, const Plan& plan, const ApplyReport* report);
+// `run`: the record of the run (phase, boot id, times, exit code, warnings and errors of
+// the inputs and the plan); null in tests of the action list alone. With it, every exit
+// code has a state, invalid input (exit 2, `report` null) included.
+std::string state_json(const Config& cfg, const Plan& plan, const ApplyReport* report,
+                       const RunRecord* run = nullptr);
 
 // The facts the dracut hooks act on, as `KEY='value'` lines a POSIX shell sources
 // (`. /run/rdma-provision/state.env`), so no hook parses JSON:
@@ -35,8 +40,12 @@ std::string state_json(const Config& cfg, const Plan& plan, const ApplyReport* r
 //   RP_EXIT_CODE and RP_SUMMARY (empty when nothing was applied, e.g. rd.rdma=0),
 //   RP_DONE, RP_ALREADY, RP_SKIPPED, RP_FAILED, RP_TIMED_OUT (action counts),
 //   RP_ERRORS (the error of each failed or timed-out action, one per line),
-//   RP_NAMES (the configured persistent interface names, space-separated).
-std::string state_env(const Config& cfg, const Plan& plan, const ApplyReport* report);
+//   RP_NAMES (the configured persistent interface names, space-separated);
+// with `run`: RP_PHASE (initramfs, real-root), RP_BOOT_ID, RP_STARTED and RP_FINISHED
+// (ISO 8601, UTC), RP_WARNINGS (one per line), and RP_EXIT_CODE/RP_ERRORS also for
+// invalid input.
+std::string state_env(const Config& cfg, const Plan& plan, const ApplyReport* report,
+                      const RunRecord* run = nullptr);
 // The same before any plan (`udev-rules --state-env`, the early step in the initramfs):
 // what the inputs say, valid or not, so the failure policy has the binary's reading of
 // `required` even for invalid input. RP_EXIT_CODE is 2 and RP_ERRORS lists the input

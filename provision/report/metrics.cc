@@ -48,7 +48,8 @@ std::string label(const char* key, std::string_view value) {
 }  // namespace
 
 std::string metrics_text(int exit_code, const Config& cfg, const Plan& plan,
-                         const ApplyReport* report, const Inventory& after, std::time_t now) {
+                         const ApplyReport* report, const Inventory& after, std::time_t now,
+                         const BootFacts* boot) {
   Writer w;
   w.family("rdma_provision_info", "gauge", "The rdma-provision version that wrote this file.");
   w.sample(label("version", RDMA_PROVISION_VERSION), 1);
@@ -56,6 +57,23 @@ std::string metrics_text(int exit_code, const Config& cfg, const Plan& plan,
            "Exit code of the last apply: 0 all done, 1 an action failed, 2 invalid input "
            "(nothing applied), 3 the deadline passed.");
   w.sample("", exit_code);
+  if (boot) {
+    w.family("rdma_provision_boot_exit_code", "gauge",
+             "Exit code of each phase's apply in this boot: the initramfs' (from its record in "
+             "/run/rdma-provision/initramfs) and this run's.");
+    if (boot->phase == Phase::kRealRoot && boot->initramfs_exit_code) {
+      w.sample(label("phase", "initramfs") + "," + label("boot_id", boot->boot_id),
+               *boot->initramfs_exit_code);
+    }
+    w.sample(
+        label("phase", std::string(to_string(boot->phase))) + "," + label("boot_id", boot->boot_id),
+        exit_code);
+    if (boot->root) {
+      w.family("rdma_provision_root_over_rdma", "gauge",
+               "1 when the root file system is NFS over RDMA (proto=rdma), 0 otherwise.");
+      w.sample(label("fstype", boot->root->fstype), boot->root->over_rdma() ? 1 : 0);
+    }
+  }
   w.family("rdma_provision_enabled", "gauge", "0 when rd.rdma=0 (or [general] enabled = no).");
   w.sample("", plan.enabled && cfg.enabled.value ? 1 : 0);
   w.family("rdma_provision_actions", "gauge", "Actions of the last apply, by outcome.");

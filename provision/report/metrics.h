@@ -11,6 +11,7 @@
 #include "provision/inventory/inventory.h"
 #include "provision/kernel/listen_policy.h"
 #include "provision/plan/plan.h"
+#include "provision/report/record.h"
 
 namespace rp {
 
@@ -21,8 +22,18 @@ inline constexpr const char* kDefaultMetricsPath =
 
 // `report` null: nothing was applied (invalid input: exit code 2, or rd.rdma=0).
 // `after` is the machine as the run left it: per-port state and RoCE mode.
+// `boot`, when given: the phase of this run, the initramfs run's exit code (its record,
+// read on the real root) and how the root is mounted:
+// rdma_provision_boot_exit_code{phase=...}, rdma_provision_root_over_rdma.
+struct BootFacts {
+  Phase phase = Phase::kRealRoot;
+  std::string boot_id;
+  std::optional<int> initramfs_exit_code;  // on the real root, from the initramfs' record
+  std::optional<RootMount> root;
+};
 std::string metrics_text(int exit_code, const Config& cfg, const Plan& plan,
-                         const ApplyReport* report, const Inventory& after, std::time_t now);
+                         const ApplyReport* report, const Inventory& after, std::time_t now,
+                         const BootFacts* boot = nullptr);
 
 // verify --listen's own counts (--metrics): rdma_provision_listener_sessions_total,
 // _refusals_total, _busy_total, _checks_total{result="passed|failed"}, _expired_total,

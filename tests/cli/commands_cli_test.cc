@@ -48,6 +48,14 @@ TEST(ApplyCli, InvalidInputTouchesNothingAndExitsTwo) {
   EXPECT_NE(out.find("RoCE mode 'v3' is not one of v1, v2"), std::string::npos) << out;
   EXPECT_NE(out.find("invalid input: nothing applied"), std::string::npos) << out;
   EXPECT_EQ(testing::tree_digest(root), before);
+  // Invalid input has a record too: the exit code, the errors, the phase.
+  const std::string env = testing::run("cat " + root + "/run/rdma-provision/real-root/state.env");
+  EXPECT_NE(env.find("RP_EXIT_CODE='2'"), std::string::npos) << env;
+  EXPECT_NE(env.find("RP_SUMMARY='invalid input: "), std::string::npos) << env;
+  EXPECT_NE(env.find("RoCE mode '\\''v3'\\'' is not one of v1, v2"), std::string::npos) << env;
+  EXPECT_NE(env.find("RP_PHASE='real-root'"), std::string::npos) << env;
+  const std::string json = testing::run("cat " + root + "/run/rdma-provision/state.json");
+  EXPECT_NE(json.find("\"exit_code\": 2"), std::string::npos) << json;
 }
 
 TEST(ApplyCli, DisabledSaysSoOnceAndDoesNothing) {

@@ -376,7 +376,7 @@ at_the_break() {  # BOOT_HOOK: what an administrator at the rd.break=$BREAK_AT s
     local bp=$BREAK_AT cmd
     wait_for_line client "$bp:/# " 240 || { echo "(no $bp shell)" >> "$RUN_DIR/break-missing"; return; }
     # Typed as on a terminal (Enter is a carriage return); the guest's shell expands it.
-    cmd=$(printf 'echo "E2E-BREAK %s: $(ls /run/rdma-provision /etc/udev/rules.d /lib/dracut/hooks/initqueue | tr "\\n" " ")"; sed -n "s/^RP_EXIT_CODE/E2E-BREAK %s: state.env RP_EXIT_CODE/p" /run/rdma-provision/state.env; exit\r' "$bp" "$bp")
+    cmd=$(printf 'echo "E2E-BREAK %s: $(ls /run/rdma-provision /etc/udev/rules.d /lib/dracut/hooks/initqueue | tr "\\n" " ")"; sed -n "s/^RP_EXIT_CODE/E2E-BREAK %s: state.env RP_EXIT_CODE/p" /run/rdma-provision/state.env; rdma-provision explain | sed "s/^/E2E-EXPLAIN %s: /"; exit\r' "$bp" "$bp" "$bp")
     vm_type client "$cmd"
 }
 
@@ -407,6 +407,8 @@ scenario_12-rd-break() {
     log=$RUN_DIR/pre-mount-client.log
     check_line "$log" 'E2E-BREAK pre-mount: .*apply\.log .*state\.json' "pre-mount: apply has run: its log and state.json"
     check_line "$log" "E2E-BREAK pre-mount: state.env RP_EXIT_CODE='0'" "pre-mount: state.env says exit 0"
+    check_line "$log" 'E2E-EXPLAIN pre-mount: initramfs .*exit 0: all done' "pre-mount: explain tells the initramfs run's outcome"
+    check_line "$log" 'E2E-EXPLAIN pre-mount: +record: /run/rdma-provision/initramfs/state.json' "pre-mount: ... and where its record is"
     check_line "$log" 'NFSROOT: root mount: .* / nfs4 .*proto=rdma' "pre-mount: / is NFS over RDMA"
 }
 

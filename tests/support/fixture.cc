@@ -55,7 +55,9 @@ std::string tool_binary() {
 }
 
 std::string tree_digest(const std::string& root) {
-  return run("cd '" + root + "' && find . -printf '%p %m %s\\n' | sort | md5sum");
+  return run("cd '" + root +
+             "' && find . -path ./run/rdma-provision -prune -o -path ./run -printf '' -o "
+             "-printf '%p %m %s\\n' | sort | md5sum");
 }
 
 }  // namespace rp::testing

@@ -19,6 +19,8 @@ std::string run(const std::string& cmd, int* status = nullptr);
 std::string tool_binary();
 
 // Every path of the tree with its mode and size: what a run that applies nothing leaves.
+// The run's own record (/run/rdma-provision: state.json, state.env, each phase's copy),
+// which apply writes for every exit code, is left out; so is the /run entry itself.
 std::string tree_digest(const std::string& root);
 
 }  // namespace rp::testing
