@@ -51,6 +51,9 @@ ApplyReport apply_plan(const Plan& plan, ApplyContext& ctx, ModuleBatch batch) {
 
   // Why an action cannot start: a prerequisite that did not succeed, or the deadline.
   auto blocked = [&](size_t i) -> std::optional<Outcome> {
+    if (!plan.actions[i].never.empty()) {
+      return Outcome::failed(make_error(plan.actions[i].object(), plan.actions[i].never));
+    }
     for (size_t d : plan.actions[i].after) {
       if (!succeeded(r.outcomes[d])) {
         return Outcome::skipped("needs action " + std::to_string(d + 1) + " (" +

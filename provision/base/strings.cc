@@ -130,4 +130,28 @@ size_t edit_distance(std::string_view s, std::string_view t, size_t limit) {
   return prev[t.size()];
 }
 
+std::string_view closest_word(std::string_view word, const std::vector<std::string_view>& known) {
+  std::string_view best;
+  size_t best_d = 3;
+  bool tie = false;
+  for (auto k : known) {
+    size_t d = edit_distance(word, k, 2);
+    if (d < best_d) {
+      best = k, best_d = d, tie = false;
+    } else if (d == best_d && k != best) {
+      tie = true;
+    }
+  }
+  return tie ? std::string_view() : best;
+}
+
+std::string did_you_mean(std::string_view word, const std::vector<std::string_view>& known) {
+  if (auto near = closest_word(word, known); !near.empty()) {
+    return "(did you mean " + quote(near) + "?)";
+  }
+  std::string list;
+  for (auto k : known) list += std::string(list.empty() ? "" : ", ") + std::string(k);
+  return "(known: " + list + ")";
+}
+
 }  // namespace rp

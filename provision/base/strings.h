@@ -31,5 +31,10 @@ std::string shell_quote(std::string_view s);
 
 // Levenshtein distance, or limit+1 once it is certainly above `limit` (for "did you mean").
 size_t edit_distance(std::string_view s, std::string_view t, size_t limit);
+// The one word of `known` within two edits of `word` (a typo), or "" (none, or a tie).
+std::string_view closest_word(std::string_view word, const std::vector<std::string_view>& known);
+// The end of an "unknown <thing> 'word'" message: "(did you mean 'x'?)" for a typo of one
+// known word, else "(known: a, b, c)".
+std::string did_you_mean(std::string_view word, const std::vector<std::string_view>& known);
 
 }  // namespace rp

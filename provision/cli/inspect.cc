@@ -29,8 +29,16 @@ int cmd_check(const Options& o) {
   Plan plan = make_plan(in.config, inv);  // its cross-checks against the machine
   print_diagnostics(in.diag);
   print_diagnostics(plan.diag);
+  // A wait that can never be met is an action apply fails at once: a warning here.
+  size_t never = 0;
+  for (const auto& a : plan.actions) {
+    if (a.never.empty()) continue;
+    ++never;
+    std::fprintf(stderr, "warning: %s: %s %s: %s; apply fails it\n", a.reason.c_str(),
+                 std::string(to_string(a.kind())).c_str(), a.object().c_str(), a.never.c_str());
+  }
   const size_t errors = in.diag.errors.size() + plan.diag.errors.size();
-  const size_t warnings = in.diag.warnings.size() + plan.diag.warnings.size();
+  const size_t warnings = in.diag.warnings.size() + plan.diag.warnings.size() + never;
   std::string files;
   for (const auto& f : in.files_read) files += " " + f;
   std::printf("check: %zu error%s, %zu warning%s; read:%s%s\n", errors, errors == 1 ? "" : "s",

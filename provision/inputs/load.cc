@@ -25,7 +25,10 @@ void read_one(const Root& root, const std::string& path, Reader reader, Inputs& 
     struct stat st;
     const bool entry = ::lstat(root.path(path).c_str(), &st) == 0;
     if (must_exist || e.errnum != ENOENT || entry) {
-      in.diag.error(path, e.errnum ? e.what + " (" + errno_text(e.errnum) + ")" : e.what);
+      std::string what = e.errnum ? e.what + " (" + errno_text(e.errnum) + ")" : e.what;
+      // Under --root every input path is read inside that tree: say where it looked.
+      if (!root.is_live()) what += " (read under --root as " + root.path(path) + ")";
+      in.diag.error(path, what);
     }
     return;
   }

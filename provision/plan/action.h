@@ -159,6 +159,9 @@ struct Action {
   // The object does not exist yet but is expected to appear during apply (after a module
   // load, a soft link, a rename); apply waits for it within the deadline.
   std::string waiting_for;
+  // Why it can never happen (a wait for what is absent and nothing makes appear): apply
+  // fails it at once with this, instead of waiting to the deadline or passing in silence.
+  std::string never;
   // Indices of earlier actions this one needs: when one of them fails, this is skipped.
   std::vector<size_t> after;
 

@@ -88,4 +88,77 @@ std::optional<size_t> PlanBuilder::up_action(const std::string& ifname) const {
   return it == up_action_.end() ? std::nullopt : std::optional<size_t>(it->second);
 }
 
+namespace {
+
+// "; present: a, b (did you mean 'a'?)", or "; none is present".
+std::string present_hint(const std::string& wanted,
+                         const std::vector<PlanBuilder::Candidate>& present) {
+  if (present.empty()) return "; none is present";
+  std::vector<std::string_view> keys;
+  std::string list;
+  for (const auto& c : present) {
+    keys.push_back(c.key);
+    list += (list.empty() ? "" : ", ") + c.shown;
+  }
+  std::string o = "; present: " + list;
+  if (auto near = closest_word(wanted, keys); !near.empty()) {
+    o += " (did you mean " + quote(near) + "?)";
+  }
+  return o;
+}
+
+}  // namespace
+
+void PlanBuilder::absent(const Source& where, const std::string& what, const std::string& noun,
+                         const std::string& wanted, const std::vector<Candidate>& present) {
+  plan_.diag.warn(
+      where, what + ": no " + noun + " " + wanted + " is present" + present_hint(wanted, present));
+}
+
+void PlanBuilder::absent_wait(Action a, const std::string& noun, const std::string& wanted,
+                              const std::vector<Candidate>& present) {
+  a.never = "no such " + noun + " is present" + present_hint(wanted, present);
+  add(std::move(a));
+}
+
+std::vector<PlanBuilder::Candidate> PlanBuilder::present_ports(bool roce) const {
+  std::vector<Candidate> out;
+  for (const auto& d : inv.rdma) {
+    for (const auto& p : d.ports) {
+      if (roce && (p.link_layer != LinkLayer::kEthernet || d.iwarp())) continue;
+      const std::string k = d.name + "/" + std::to_string(p.num);
+      out.push_back({k, k});
+    }
+  }
+  return out;
+}
+
+std::vector<PlanBuilder::Candidate> PlanBuilder::present_netdevs() const {
+  std::vector<Candidate> out;
+  for (const auto& n : inv.netdevs)
+    if (n.type != kArphrdLoopback) out.push_back({n.name, n.name});
+  return out;
+}
+
+std::vector<PlanBuilder::Candidate> PlanBuilder::present_addresses(bool guid) const {
+  std::vector<Candidate> out;
+  // A name by GUID matches an InfiniBand port's GUID (its IPoIB interface's address ends
+  // with it: ipoib_main.c ipoib_add_port), whether ib_ipoib has made the interface yet.
+  for (const auto& d : inv.rdma) {
+    for (const auto& p : d.ports) {
+      if (!guid || !p.guid || p.link_layer != LinkLayer::kInfiniBand) continue;
+      const std::string k = HwKey::of_guid(*p.guid).str();
+      out.push_back({k, d.name + "/" + std::to_string(p.num) + " " + k});
+    }
+  }
+  for (const auto& n : inv.netdevs) {
+    if (guid || n.type != kArphrdEther) continue;
+    if (auto m = n.address.mac()) {
+      const std::string k = HwKey::of_mac(*m).str();
+      out.push_back({k, n.name + " " + k});
+    }
+  }
+  return out;
+}
+
 }  // namespace rp

@@ -38,6 +38,26 @@ class PlanBuilder {
   // Makes `a` wait for `dep` (once), when there is one.
   static void need(Action& a, std::optional<size_t> dep);
   void note(std::string text) { plan_.notes.push_back(std::move(text)); }
+  // An object the configuration names that is absent and will not appear: a warning at
+  // `where`, "<what>: no <noun> <wanted> is present", followed by what is present of that kind
+  // (key: what `wanted` is compared with; shown: how the list shows it) and, for a typo,
+  // the one meant. A mistyped MAC or device name is no longer a quiet note.
+  struct Candidate {
+    std::string key, shown;
+  };
+  void absent(const Source& where, const std::string& what, const std::string& noun,
+              const std::string& wanted, const std::vector<Candidate>& present);
+  // The same for a wait the administrator named: an action that fails at once with that
+  // text (Action::never; `check` says it as a warning), so apply does not end in exit 0
+  // and rd.rdma.required=1 stops the boot there rather than in dracut's wait for the
+  // network, far from the cause.
+  void absent_wait(Action a, const std::string& noun, const std::string& wanted,
+                   const std::vector<Candidate>& present);
+  // What is present, for those messages: every RDMA port ("mlx5_0/1"; RoCE ports only
+  // with `roce`), every interface by name, every interface by hardware address.
+  std::vector<Candidate> present_ports(bool roce) const;
+  std::vector<Candidate> present_netdevs() const;
+  std::vector<Candidate> present_addresses(bool guid) const;
   void defer_module(std::string module) { plan_.deferred_modules.push_back(std::move(module)); }
   Diagnostics& diag() { return plan_.diag; }
 
@@ -103,6 +123,7 @@ void plan_mlx4_core(PlanBuilder& b);      // plan/mlx4.cc: mlx4_core before its 
 void plan_port_types(PlanBuilder& b);     // plan/mlx4.cc: mlx4_portN, mlx4_portN_mtu
 void plan_modules(PlanBuilder& b);        // plan/modules.cc: PFC, drivers, asked-for modules
 void plan_renames(PlanBuilder& b);        // plan/names.cc: persistent names
+void check_boot_ifaces(PlanBuilder& b);   // plan/names.cc: ip=, bootdev= against the names
 void plan_soft_links(PlanBuilder& b);     // plan/soft_links.cc: rxe/siw links
 void plan_roce(PlanBuilder& b);           // plan/roce.cc: rdma_cm RoCE mode and ToS
 void plan_pkey_children(PlanBuilder& b);  // plan/ipoib.cc: P_Key children

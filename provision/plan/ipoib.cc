@@ -60,7 +60,7 @@ void plan_pkey_children(PlanBuilder& b) {
     const uint16_t pkey = c.full_pkey();
     const std::string name = c.child_name();
     if (!parent) {
-      b.note("P_Key child " + name + " (" + c.source + "): parent " + c.parent + " is not present");
+      b.absent(c.source, "P_Key child " + name, "parent interface", c.parent, b.present_netdevs());
       continue;
     }
     if (parent->netdev && parent->netdev->type != kArphrdInfiniband) {
@@ -100,7 +100,8 @@ void plan_ipoib(PlanBuilder& b) {
     const Iface* f = b.iface(ifname);
     const std::string src = s.mode ? s.mode->source.str() : s.mtu ? s.mtu->source.str() : "";
     if (!f) {
-      b.note("IPoIB settings for " + ifname + " (" + src + "): not present");
+      b.absent(s.mode ? s.mode->source : s.mtu->source, "IPoIB settings", "interface", ifname,
+               b.present_netdevs());
       continue;
     }
     const NetDev* n = f->netdev;

@@ -68,7 +68,23 @@ void plan_port_types(PlanBuilder& b) {
       fn = &undriven;
     }
     if (!fn) {
-      b.note("mlx4 " + pci.str() + " (" + reason + "): not present");
+      // rdma-core's mlx4.conf is shared by a cluster and its mlx4-setup.sh skips a card
+      // that is not there (redhat/rdma.mlx4-setup.sh: the device's directory is tested
+      // first): a note. Our own inputs name this node's cards: a warning with the mlx4
+      // functions there are, for a mistyped address.
+      const Source first = s.type[0]   ? s.type[0]->source
+                           : s.type[1] ? s.type[1]->source
+                           : s.mtu[0]  ? s.mtu[0]->source
+                           : s.mtu[1]  ? s.mtu[1]->source
+                                       : Source();
+      if (first.origin == Source::Origin::kMlx4Conf) {
+        b.note("mlx4 " + pci.str() + " (" + reason + "): not present");
+      } else {
+        std::vector<PlanBuilder::Candidate> cards;
+        for (const auto& f : b.inv.pci)
+          if (f.driver == "mlx4_core") cards.push_back({f.address.str(), f.address.str()});
+        b.absent(first, "mlx4 port types", "mlx4 PCI function", pci.str(), cards);
+      }
       continue;
     }
     // rdma-core's mlx4-setup.sh reads mlx4.conf against the card: a dual-port card (it has

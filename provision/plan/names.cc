@@ -4,6 +4,7 @@
 // an unrelated interface holding a wanted name). An IPoIB interface that appears only
 // when ib_ipoib loads is renamed then.
 #include "provision/base/drivers.h"
+#include "provision/base/strings.h"
 #include "provision/plan/builder.h"
 #include "provision/plan/rename_solver.h"
 
@@ -57,8 +58,9 @@ void plan_renames(PlanBuilder& b) {
         PlanBuilder::need(a, ipoib);
         b.set_iface(wanted, Iface{nullptr, b.add(std::move(a))});
       } else {
-        b.note("name " + wanted + " (" + key.source + "): no interface with " +
-               (key.value.is_guid ? "port GUID " : "MAC ") + key.value.str() + " is present");
+        b.absent(key.source, "name " + wanted,
+                 key.value.is_guid ? "interface with port GUID" : "interface with MAC",
+                 key.value.str(), b.present_addresses(key.value.is_guid));
       }
       continue;
     }
@@ -118,6 +120,35 @@ void plan_renames(PlanBuilder& b) {
         break;
       case RenameStep::Why::kCycle:
         break;
+    }
+  }
+}
+
+// dracut's ip= and bootdev= name the interface the boot's network is set up on
+// (modules.d/40network/net-lib.sh ip_to_var; ifup waits for that name): one this plan
+// renames away, or a typo of a name there is, leaves dracut waiting for an interface that
+// never comes, far from the cause. Said as warnings, as ifname= clashes are errors.
+void check_boot_ifaces(PlanBuilder& b) {
+  std::vector<std::string_view> known;
+  for (const auto& [name, key] : b.cfg.names) known.push_back(name);
+  for (const auto& n : b.inv.netdevs)
+    if (n.type != kArphrdLoopback) known.push_back(n.name);
+  for (const auto& [name, src] : b.cfg.boot_ifaces) {
+    if (b.cfg.names.count(name) || b.cfg.dracut_ifnames.count(name)) continue;
+    if (const std::string final = b.final_name(name); final != name) {
+      b.diag().warn(src, name + " is renamed to " + final + " (" + b.cfg.names.at(final).source +
+                             "): dracut would wait for " + name + " in vain; name " + final +
+                             " here");
+      continue;
+    }
+    if (b.iface(name)) continue;  // present, or made by this plan
+    // IPoIB interfaces appear when ib_ipoib loads, under the kernel's ib%d
+    // (ipoib_main.c ipoib_add_port -> ipoib_intf_alloc with "ib%d").
+    if (b.module_action("ib_ipoib") && name.rfind("ib", 0) == 0) continue;
+    if (auto near = closest_word(name, known); !near.empty()) {
+      b.diag().warn(src, "no interface " + name +
+                             " is present, nor named by this configuration (did you mean " +
+                             quote(near) + "?)");
     }
   }
 }

@@ -52,7 +52,7 @@ void plan_addresses(PlanBuilder& b) {
   for (const auto& [ifname, list] : b.cfg.addresses) {
     const Iface* f = b.iface(ifname);
     if (!f) {
-      b.note("addresses for " + ifname + " (" + list.front().source + "): not present");
+      b.absent(list.front().source, "addresses", "interface", ifname, b.present_netdevs());
       continue;
     }
     std::optional<size_t> last;

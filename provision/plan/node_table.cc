@@ -1,11 +1,29 @@
 #include "provision/plan/node_table.h"
 
+#include "provision/base/strings.h"
+
 namespace rp {
+namespace {
+
+// A row whose key is a typo of `k` (at most two digits off), for the warning.
+const NodeEntry* row_near(const Config& cfg, const HwKey& k) {
+  const auto& rows = k.is_guid ? cfg.nodes_by_guid : cfg.nodes_by_mac;
+  const std::string want = k.str();
+  const NodeEntry* best = nullptr;
+  for (const auto& [v, e] : rows) {
+    if (edit_distance(want, e.key.str(), 2) <= 2 && (!best || e.source.line < best->source.line))
+      best = &e;
+  }
+  return best;
+}
+
+}  // namespace
 
 void resolve_node_table(const Inventory& inv, Config& cfg) {
   if (cfg.nodes_by_guid.empty() && cfg.nodes_by_mac.empty()) return;
   bool matched = false;
-  std::string keys;  // this node's, for the note when no row is its
+  std::string keys;                 // this node's, for the warning when no row is its
+  const NodeEntry* near = nullptr;  // a row one or two digits off one of them
   for (const auto& n : inv.netdevs) {
     if (!n.parent.empty()) continue;  // P_Key children share the parent's GUID
     const NodeEntry* e = nullptr;
@@ -15,10 +33,12 @@ void resolve_node_table(const Inventory& inv, Config& cfg) {
     }
     if (!n.address.ipoib_guid() && !n.address.mac()) continue;
     if (!e) {
-      if (auto g = n.address.ipoib_guid()) keys += (keys.empty() ? "" : ", ") + g->str();
-      if (auto m = n.address.mac(); m && !(*m == MacAddress{})) {
-        keys += (keys.empty() ? "" : ", ") + m->str();
-      }
+      std::optional<HwKey> k;
+      if (auto g = n.address.ipoib_guid()) k = HwKey::of_guid(*g);
+      if (auto m = n.address.mac(); m && !(*m == MacAddress{})) k = HwKey::of_mac(*m);
+      if (!k) continue;
+      keys += (keys.empty() ? "" : ", ") + k->str();
+      if (!near) near = row_near(cfg, *k);
       continue;
     }
     matched = true;
@@ -55,10 +75,12 @@ void resolve_node_table(const Inventory& inv, Config& cfg) {
   }
   if (!matched) {
     const size_t rows = cfg.nodes_by_guid.size() + cfg.nodes_by_mac.size();
-    cfg.node_table_unmatched = "the node table (" + std::to_string(rows) + " row" +
-                               (rows == 1 ? "" : "s") + ") has no row for this node (" +
-                               (keys.empty() ? "no port GUID or MAC" : keys) +
-                               "): the defaults apply";
+    cfg.node_table_unmatched =
+        "the node table (" + std::to_string(rows) + " row" + (rows == 1 ? "" : "s") +
+        ") has no row for this node (" + (keys.empty() ? "no port GUID or MAC" : keys) +
+        "): the defaults apply" +
+        (near ? " (did you mean the row " + near->key.str() + " at " + near->source.str() + "?)"
+              : "");
   }
 }
 

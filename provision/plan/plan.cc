@@ -19,6 +19,7 @@ void build(PlanBuilder& b) {
   plan_port_types(b);
   plan_modules(b);
   plan_renames(b);
+  check_boot_ifaces(b);
   plan_soft_links(b);
   plan_roce(b);
   plan_pkey_children(b);
@@ -111,7 +112,12 @@ Plan make_plan(const Config& cfg, const Inventory& inv) {
     plan.notes.push_back("disabled by " + cfg.enabled.source + ": nothing to do");
     return plan;
   }
-  if (!cfg.node_table_unmatched.empty()) plan.notes.push_back(cfg.node_table_unmatched);
+  if (!cfg.node_table_unmatched.empty()) {
+    // Said against the table's file: a mistyped MAC there leaves the node unnamed.
+    const auto& rows = cfg.nodes_by_mac.empty() ? cfg.nodes_by_guid : cfg.nodes_by_mac;
+    const Source& row = rows.begin()->second.source;
+    plan.diag.warn(Source::at(row.origin, row.file), cfg.node_table_unmatched);
+  }
   validate(cfg, plan.diag);
   PlanBuilder b(cfg, inv, plan);
   build(b);

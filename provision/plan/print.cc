@@ -26,6 +26,7 @@ std::string plan_text(const Plan& plan) {
     }
     o += "\n";
     if (!a.waiting_for.empty()) o += "       waiting for " + a.waiting_for + "\n";
+    if (!a.never.empty()) o += "       fails at once: " + a.never + "\n";
   }
   for (const auto& n : plan.notes) o += "note: " + n + "\n";
   for (const auto& w : plan.diag.warnings) o += "warning: " + w.str() + "\n";
@@ -44,6 +45,7 @@ std::string plan_json(const Plan& plan) {
     w.field("reason", a.reason);
     w.key("waiting_for");
     a.waiting_for.empty() ? w.null() : w.value(a.waiting_for);
+    if (!a.never.empty()) w.field("never", a.never);
     w.key("after").begin_array();
     for (size_t d : a.after) w.value(static_cast<uint64_t>(d + 1));
     w.end_array().end_object();

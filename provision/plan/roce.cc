@@ -68,11 +68,10 @@ Action roce_action(ActionParams params, const PortKey& k, const PortRef& r, cons
   return a;
 }
 
-// A setting that meets no RoCE port: a note; a warning when the device is named by its
-// name and rdma-core's persistent naming has renamed devices here (the name may be true
-// only in the other root).
-void no_such_port(PlanBuilder& b, const RdmaSelector& sel, unsigned port,
-                  const std::string& source) {
+// A setting that meets no RoCE port: a warning listing the RoCE ports there are; when the device is
+// named by its name and rdma-core's persistent naming has renamed devices here (the name may be
+// true only in the other root).
+void no_such_port(PlanBuilder& b, const RdmaSelector& sel, unsigned port, const Source& source) {
   const std::string what =
       "RoCE defaults for " + sel.str() + (port ? "/" + std::to_string(port) : "");
   const std::string warning =
@@ -100,7 +99,8 @@ void no_such_port(PlanBuilder& b, const RdmaSelector& sel, unsigned port,
     b.diag().warn(source, what + ": " + what_it_is + "; not applied");
     return;
   }
-  b.note(what + " (" + source + "): no such RoCE port is present");
+  b.absent(source, "RoCE defaults", "RoCE port",
+           sel.str() + (port ? "/" + std::to_string(port) : ""), b.present_ports(true));
 }
 
 }  // namespace
@@ -123,7 +123,9 @@ void plan_roce(PlanBuilder& b) {
     const std::string src = s->mode ? s->mode->source.str() : s->tos ? s->tos->source.str() : "";
     auto ports = roce_ports(b, k.first, k.second, src);
     if (ports.empty()) {
-      if (k.first.by != RdmaSelector::By::kAll) no_such_port(b, k.first, k.second, src);
+      if (k.first.by != RdmaSelector::By::kAll) {
+        no_such_port(b, k.first, k.second, s->mode ? s->mode->source : s->tos->source);
+      }
       continue;
     }
     for (const auto& [pk, r] : ports) {

@@ -28,11 +28,16 @@ void wait_port(PlanBuilder& b, std::set<std::string>& waited, const std::string&
 void wait_link(PlanBuilder& b, const std::string& ifname, const std::string& reason) {
   const Iface* f = b.iface(ifname);
   if (!f) {
-    b.note("wait for " + ifname + " (" + reason + "): not present");
+    b.absent_wait(Action{WaitLink{ifname}, "absent", reason}, "interface", ifname,
+                  b.present_netdevs());
     return;
   }
   if (f->netdev && f->netdev->carrier && !f->producer) return;
-  Action a{WaitLink{ifname}, f->netdev && f->netdev->carrier ? "carrier" : "no carrier", reason};
+  // Carrier now, but an earlier action recreates or renames the interface: said so, not
+  // "carrier -> carrier".
+  std::string now = f->netdev && f->netdev->carrier ? "carrier" : "no carrier";
+  if (f->producer) now += " before action " + std::to_string(*f->producer + 1);
+  Action a{WaitLink{ifname}, now, reason};
   if (!f->netdev) a.waiting_for = ifname;
   PlanBuilder::need(a, f->producer);
   PlanBuilder::need(a, b.up_action(ifname));
@@ -127,7 +132,8 @@ void plan_port_wait(PlanBuilder& b, const std::string& dev, unsigned port,
   // A device an RDMA driver load of this run registers: waited for after it.
   if (!d && !producer) producer = b.driver_load();
   if (!p && !producer) {
-    b.note("wait for " + obj + " (" + reason + "): no such port is present");
+    b.absent_wait(Action{WaitPort{dev, port}, "absent", reason}, "RDMA port", obj,
+                  b.present_ports(false));
     return;
   }
   // A RoCE port is ACTIVE only while the interface under it is up with carrier: mlx5
@@ -189,10 +195,11 @@ void plan_waits(PlanBuilder& b) {
             b.diag().warn(source, warning);
             break;
           }
-          wait_port(b, waited, w.device.name, w.port, source);  // planned, or a note
+          wait_port(b, waited, w.device.name, w.port, source);  // planned, or fails
           break;
         }
-        b.note("wait for " + w.str() + " (" + source + "): no such device is present");
+        b.absent_wait(Action{WaitPort{w.device.str(), w.port}, "absent", source}, "RDMA device",
+                      w.device.str(), b.present_ports(false));
         break;
       }
     }

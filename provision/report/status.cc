@@ -10,6 +10,16 @@ std::string opt_guid(const std::optional<PortGuid>& g) { return g ? g->str() : "
 
 std::string or_dash(const std::string& s) { return s.empty() ? "-" : s; }
 
+// A RoCE port's rdma_cm defaults (drivers/infiniband/core/cma_configfs.c): readable only
+// where the device's configfs directory exists, which reading must not create.
+std::string roce_line(const std::string& dev, const RdmaPort& p) {
+  if (p.cm_roce_mode.empty() && p.cm_roce_tos.empty()) {
+    return "      RoCE defaults: the kernel's (no /sys/kernel/config/rdma_cm/" + dev + ")\n";
+  }
+  return "      RoCE defaults: mode " + or_dash(p.cm_roce_mode) + ", ToS " +
+         or_dash(p.cm_roce_tos) + "\n";
+}
+
 std::string port_state_word(const RdmaPort& p) {
   // phys_state "5: LinkUp" -> "LinkUp"
   auto colon = p.phys_state.find(':');
@@ -50,6 +60,7 @@ std::string status_text(const Inventory& inv) {
           o += "  mtu " + std::to_string(p.active_mtu) + "/" + std::to_string(p.max_mtu);
         }
         o += "  ==> " + or_dash(p.netdev) + "\n";
+        if (p.link_layer == LinkLayer::kEthernet && !d.iwarp()) o += roce_line(d.name, p);
       }
     }
   }
@@ -118,6 +129,10 @@ std::string status_json(const Inventory& inv) {
       p.sm_lid ? w.value(*p.sm_lid) : w.null();
       w.field("netdev", p.netdev);
       w.field("active_mtu", p.active_mtu).field("max_mtu", p.max_mtu);
+      w.key("roce_mode");
+      p.cm_roce_mode.empty() ? w.null() : w.value(p.cm_roce_mode);
+      w.key("roce_tos");
+      p.cm_roce_tos.empty() ? w.null() : w.value(p.cm_roce_tos);
       w.end_object();
     }
     w.end_array();

@@ -61,12 +61,22 @@ TEST(NodeTable, NoRowForThisNodeChangesNothing) {
   resolve_node_table(one_nic("eth0", "52:54:00:77:00:02"), cfg);
   EXPECT_TRUE(cfg.names.empty());
   EXPECT_TRUE(cfg.addresses.empty());
-  // ... and says so, once, through the plan's notes.
+  // ... and says so, once, as a warning against the table's file, naming the row that is
+  // a typo of this node's MAC (two digits off).
   EXPECT_EQ(cfg.node_table_unmatched,
             "the node table (1 row) has no row for this node (52:54:00:77:00:02): the defaults "
-            "apply");
-  EXPECT_EQ(make_plan(cfg, one_nic("eth0", "52:54:00:77:00:02")).notes,
-            std::vector<std::string>{cfg.node_table_unmatched});
+            "apply (did you mean the row 52:54:00:77:00:07 at " +
+                e.source.str() + "?)");
+  const Plan plan = make_plan(cfg, one_nic("eth0", "52:54:00:77:00:02"));
+  EXPECT_TRUE(plan.notes.empty());
+  ASSERT_EQ(plan.diag.warnings.size(), 1u);
+  EXPECT_EQ(plan.diag.warnings[0].what, cfg.node_table_unmatched);
+  // A row far from every key of this node is no typo: no guess.
+  Config far;
+  const NodeEntry other = row("52:54:00:aa:bb:cc", "fabric0");
+  far.nodes_by_mac[other.key.value] = other;
+  resolve_node_table(one_nic("eth0", "52:54:00:77:00:02"), far);
+  EXPECT_EQ(far.node_table_unmatched.find("did you mean"), std::string::npos);
   Config matched;
   matched.nodes_by_mac[e.key.value] = e;
   resolve_node_table(one_nic("eth1", "52:54:00:77:00:07"), matched);

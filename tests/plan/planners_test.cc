@@ -522,10 +522,11 @@ TEST(NamesPlanner, OnlyAPortGuidOfThisNodeWaitsForItsIpoibInterface) {
     if (a.kind() == ActionKind::kRename) renames.push_back(a.get<Rename>().to);
   EXPECT_EQ(renames, std::vector<std::string>{"fabric0"}) << plan_text(plan);
   EXPECT_TRUE(loads(plan, "ib_ipoib")) << plan_text(plan);
-  EXPECT_NE(std::find(plan.notes.begin(), plan.notes.end(),
-                      "name fabric1 (test:61): no interface with port GUID 0c42:a103:0016:b2c5 "
-                      "is present"),
-            plan.notes.end())
+  // A GUID that matches nothing is a warning naming the GUIDs there are, and the typo.
+  ASSERT_EQ(plan.diag.warnings.size(), 1u) << plan_text(plan);
+  EXPECT_EQ(plan.diag.warnings[0].str(),
+            "test:61: name fabric1: no interface with port GUID 0c42:a103:0016:b2c5 is present; "
+            "present: mlx5_0/1 0c42:a103:0016:b2c4 (did you mean '0c42:a103:0016:b2c4'?)")
       << plan_text(plan);
 }
 

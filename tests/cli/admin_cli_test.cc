@@ -1,0 +1,213 @@
+// The administrator's view of a bad boot (issue: loud mistakes, a record that survives,
+// one command that explains the last boot), through the binary as it is run, on fixtures.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "tests/support/fixture.h"
+
+namespace rp {
+namespace {
+
+struct Ran {
+  int status = -1;
+  std::string out;
+};
+
+Ran tool(const std::string& root, const std::string& args) {
+  Ran r;
+  r.out =
+      testing::run(testing::tool_binary() + " " + args + " --root " + root + " 2>&1", &r.status);
+  return r;
+}
+
+bool has(const std::string& out, const std::string& s) { return out.find(s) != std::string::npos; }
+
+// cx5-roce: mlx5_0 (ens1f0np0, 98:03:9b:46:8a:10) and mlx5_1 (ens1f1np1, ...:11), RoCE.
+TEST(LoudMistakes, AMacThatMatchesNothingIsAWarningListingTheInterfacesThere) {
+  const std::string root = testing::unpack_fixture("cx5-roce");
+  const Ran r = tool(root, "check --cmdline-string 'rd.rdma.name=fabric0:98:03:9b:46:8a:1f'");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(has(r.out,
+                  "warning: cmdline: rd.rdma.name=fabric0:98:03:9b:46:8a:1f: name fabric0: no "
+                  "interface with MAC 98:03:9b:46:8a:1f is present; present: ens1f0np0 "
+                  "98:03:9b:46:8a:10, ens1f1np1 98:03:9b:46:8a:11"))
+      << r.out;
+  EXPECT_TRUE(has(r.out, "check: 0 errors, 1 warning")) << r.out;
+  // One digit off one MAC and two off the other: the typo is named.
+  const Ran typo = tool(root, "check --cmdline-string 'rd.rdma.name=fabric0:98:03:9b:46:8a:20'");
+  EXPECT_TRUE(has(typo.out, "(did you mean '98:03:9b:46:8a:10'?)")) << typo.out;
+}
+
+TEST(LoudMistakes, ARoceSettingForADeviceThatIsNotThereNamesTheRocePorts) {
+  const std::string root = testing::unpack_fixture("cx5-roce");
+  const Ran r = tool(root, "check --cmdline-string 'rd.rdma.roce=mlx5_7:v2'");
+  EXPECT_TRUE(has(r.out,
+                  "warning: cmdline: rd.rdma.roce=mlx5_7:v2: RoCE defaults: no RoCE port "
+                  "mlx5_7 is present; present: mlx5_0/1, mlx5_1/1"))
+      << r.out;
+}
+
+TEST(LoudMistakes, AWaitThatCanNeverBeMetFailsApplyAtOnce) {
+  const std::string root = testing::unpack_fixture("cx5-roce");
+  const std::string cmdline = "--cmdline-string 'rd.rdma.required=1 rd.rdma.wait=mlx5_9/1'";
+  const Ran check = tool(root, "check " + cmdline);
+  EXPECT_EQ(check.status, 0) << check.out;
+  EXPECT_TRUE(has(check.out,
+                  "warning: cmdline: rd.rdma.wait=mlx5_9/1: wait-port mlx5_9/1: no such "
+                  "RDMA port is present; present: mlx5_0/1, mlx5_1/1; apply fails it"))
+      << check.out;
+  const Ran apply = tool(root, "apply --log stderr " + cmdline);
+  EXPECT_EQ(apply.status, 1) << apply.out;  // the dracut module's policy stops the boot
+  EXPECT_TRUE(has(apply.out,
+                  "failed  wait-port mlx5_9/1: absent -> ACTIVE: mlx5_9/1: no such RDMA "
+                  "port is present"))
+      << apply.out;
+  EXPECT_TRUE(has(apply.out, "summary: 0 done, 0 already, 0 skipped, 1 failed")) << apply.out;
+  // Said once: no warning besides the failed action.
+  EXPECT_FALSE(has(apply.out, "warning:")) << apply.out;
+  // A wait for an interface that is not there fails the same way.
+  const Ran link = tool(root, "apply --log stderr --cmdline-string 'rd.rdma.wait=fabric9'");
+  EXPECT_EQ(link.status, 1) << link.out;
+}
+
+TEST(LoudMistakes, IpAndBootdevAreCheckedAgainstTheNamesGivenHere) {
+  const std::string root = testing::unpack_fixture("cx5-roce");
+  const std::string name = " rd.rdma.name=fabric0:98:03:9b:46:8a:10";
+  // A typo of the name given here.
+  Ran r = tool(root, "check --cmdline-string 'ip=fabirc0:dhcp" + name + "'");
+  EXPECT_TRUE(has(r.out,
+                  "warning: cmdline: ip=fabirc0:dhcp: no interface fabirc0 is present, nor "
+                  "named by this configuration (did you mean 'fabric0'?)"))
+      << r.out;
+  // The kernel's name of the interface this configuration renames.
+  r = tool(root, "check --cmdline-string 'bootdev=ens1f0np0" + name + "'");
+  EXPECT_TRUE(has(r.out,
+                  "warning: cmdline: bootdev=ens1f0np0: ens1f0np0 is renamed to fabric0 "
+                  "(cmdline: rd.rdma.name=fabric0:98:03:9b:46:8a:10): dracut would wait "
+                  "for ens1f0np0 in vain; name fabric0 here"))
+      << r.out;
+  // The given name, and an interface that keeps its name: nothing to say.
+  r = tool(root, "check --cmdline-string 'ip=fabric0:dhcp bootdev=ens1f1np1" + name + "'");
+  EXPECT_TRUE(has(r.out, "check: 0 errors, 0 warnings")) << r.out;
+}
+
+TEST(LoudMistakes, ANodeTableWithoutThisNodesRowSaysWhichRowIsATypo) {
+  const std::string root = testing::unpack_fixture("cx5-roce");
+  testing::run("mkdir -p " + root + "/etc/rdma-provision");
+  std::ofstream(root + "/etc/rdma-provision/rdma-provision.conf")
+      << "[nodes]\n98:03:9b:46:8a:01 name=fabric0\n";
+  const Ran r = tool(root, "check");
+  EXPECT_TRUE(has(r.out,
+                  "warning: /etc/rdma-provision/rdma-provision.conf: the node table (1 row) "
+                  "has no row for this node"))
+      << r.out;
+  EXPECT_TRUE(has(r.out,
+                  "(did you mean the row 98:03:9b:46:8a:01 at "
+                  "/etc/rdma-provision/rdma-provision.conf:2"))
+      << r.out;
+}
+
+std::string read(const std::string& path) { return testing::run("cat '" + path + "' 2>&1"); }
+
+TEST(BootRecord, EachPhaseKeepsItsOwnRecordAndExplainTellsBoth) {
+  const std::string root = testing::unpack_fixture("cx5-roce");
+  testing::run("mkdir -p " + root + "/proc/sys/kernel/random " + root + "/etc");
+  std::ofstream(root + "/proc/sys/kernel/random/boot_id")
+      << "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0\n";
+  // The initramfs (dracut installs /etc/initrd-release): a wait that fails.
+  std::ofstream(root + "/etc/initrd-release") << "NAME=dracut\n";
+  Ran r = tool(root, "apply --log stderr --cmdline-string 'rd.rdma.wait=mlx5_9/1'");
+  EXPECT_EQ(r.status, 1) << r.out;
+  // The real root: all well, which must not hide the initramfs' failure.
+  testing::run("rm " + root + "/etc/initrd-release");
+  const std::string prom = root + "/../metrics.prom";
+  r = tool(root, "apply --log stderr --metrics " + prom);
+  EXPECT_EQ(r.status, 0) << r.out;
+
+  const std::string initramfs = read(root + "/run/rdma-provision/initramfs/state.env");
+  EXPECT_TRUE(has(initramfs, "RP_EXIT_CODE='1'")) << initramfs;
+  EXPECT_TRUE(has(initramfs, "RP_PHASE='initramfs'")) << initramfs;
+  EXPECT_TRUE(has(initramfs, "RP_BOOT_ID='0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0'")) << initramfs;
+  EXPECT_TRUE(has(initramfs, "RP_ERRORS='mlx5_9/1: no such RDMA port is present")) << initramfs;
+  const std::string real = read(root + "/run/rdma-provision/real-root/state.env");
+  EXPECT_TRUE(has(real, "RP_EXIT_CODE='0'")) << real;
+  const std::string json = read(root + "/run/rdma-provision/state.json");
+  EXPECT_TRUE(has(json, "\"phase\": \"real-root\"")) << json;
+  EXPECT_TRUE(has(json, "\"started\": \"20")) << json;
+
+  const std::string metrics = read(prom);
+  EXPECT_TRUE(has(metrics,
+                  "rdma_provision_boot_exit_code{phase=\"initramfs\",boot_id=\"0f1e2d3c-"
+                  "4b5a-6978-8796-a5b4c3d2e1f0\"} 1"))
+      << metrics;
+  EXPECT_TRUE(has(metrics,
+                  "rdma_provision_boot_exit_code{phase=\"real-root\",boot_id=\"0f1e2d3c-"
+                  "4b5a-6978-8796-a5b4c3d2e1f0\"} 0"))
+      << metrics;
+
+  r = tool(root, "explain");
+  EXPECT_EQ(r.status, 1) << r.out;  // a record shows a failure
+  EXPECT_TRUE(has(r.out, "this boot 0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0")) << r.out;
+  EXPECT_TRUE(has(r.out, "exit 1: some actions failed")) << r.out;
+  EXPECT_TRUE(has(r.out, "  error: mlx5_9/1: no such RDMA port is present")) << r.out;
+  EXPECT_TRUE(has(r.out, "record: /run/rdma-provision/initramfs/state.json")) << r.out;
+  EXPECT_TRUE(has(r.out, "exit 0: all done")) << r.out;
+  EXPECT_TRUE(has(r.out, "journalctl -k -b")) << r.out;
+  // initramfs first, then the real root.
+  EXPECT_LT(r.out.find("initramfs "), r.out.find("real-root "));
+}
+
+TEST(BootRecord, InvalidInputAndTheRootMountAreInTheRecord) {
+  const std::string root = testing::unpack_fixture("cx5-roce");
+  testing::run("mkdir -p " + root + "/proc/self");
+  // fs/proc_namespace.c show_vfsmnt; fs/nfs/super.c nfs_show_mount_options (proto=rdma).
+  std::ofstream(root + "/proc/self/mounts")
+      << "rootfs / rootfs rw 0 0\n"
+         "10.77.0.1:/srv/root / nfs4 rw,relatime,vers=4.2,rsize=1048576,proto=rdma,port=20049,"
+         "timeo=600,retrans=2,sec=sys,clientaddr=10.77.0.2 0 0\n"
+         "proc /proc proc rw 0 0\n";
+  Ran r = tool(root, "apply --log stderr --cmdline-string 'rd.rdma.roce=mlx5_0:v3'");
+  EXPECT_EQ(r.status, 2) << r.out;
+  r = tool(root, "explain");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_TRUE(has(r.out, "exit 2: invalid input, nothing applied")) << r.out;
+  EXPECT_TRUE(has(r.out, "error: cmdline: rd.rdma.roce=mlx5_0:v3: RoCE mode 'v3'")) << r.out;
+  EXPECT_TRUE(has(r.out, "root       10.77.0.1:/srv/root on / (nfs4, NFS over RDMA)")) << r.out;
+}
+
+TEST(BootRecord, ExplainWithoutAnyRecordSaysSo) {
+  const std::string root = testing::unpack_fixture("cx5-roce");
+  const Ran r = tool(root, "explain");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_TRUE(has(r.out, "no record: rdma-provision has not run in this boot")) << r.out;
+}
+
+TEST(WhatConfuses, AConfigUnderRootSaysWhereItLooked) {
+  const std::string root = testing::unpack_fixture("cx5-roce");
+  const Ran r = tool(root, "check --config /etc/my.conf");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_TRUE(has(r.out,
+                  "error: /etc/my.conf: cannot open (No such file or directory) (read "
+                  "under --root as " +
+                      root + "/etc/my.conf)"))
+      << r.out;
+}
+
+TEST(WhatConfuses, StatusShowsEachRocePortsDefaults) {
+  const std::string root = testing::unpack_fixture("cx5-roce");
+  // mlx5_1's directory gone, as when nobody made it: its defaults are not readable.
+  EXPECT_EQ(testing::run("rm -rf " + root + "/sys/kernel/config/rdma_cm/mlx5_1 2>&1"), "");
+  testing::run("mkdir -p " + root +
+               "/sys/kernel/config/rdma_cm/mlx5_0/ports/1 && echo 'RoCE v2' > " + root +
+               "/sys/kernel/config/rdma_cm/mlx5_0/ports/1/default_roce_mode && echo 106 > " + root +
+               "/sys/kernel/config/rdma_cm/mlx5_0/ports/1/default_roce_tos");
+  const Ran r = tool(root, "status");
+  EXPECT_TRUE(has(r.out, "      RoCE defaults: mode RoCE v2, ToS 106\n")) << r.out;
+  EXPECT_TRUE(
+      has(r.out, "      RoCE defaults: the kernel's (no /sys/kernel/config/rdma_cm/mlx5_1)"))
+      << r.out;
+}
+
+}  // namespace
+}  // namespace rp
