@@ -10,6 +10,8 @@
 #   /usr/lib/systemd/system/rdma-provision-listener.service
 #                                                     the peer-check listener (disabled)
 #   /usr/share/man/man8/rdma-provision.8.gz           the man page
+#   /usr/share/bash-completion/completions/rdma-provision
+#                                                     bash completion (asks the binary)
 #   /etc/rdma-provision/rdma-provision.conf           conffile: the example, every setting
 #                                                     commented out (it changes nothing)
 #   /usr/share/doc/rdma-provision/                    README, the example as shipped,
@@ -66,6 +68,8 @@ for unit in rdma-provision.service rdma-provision-listener.service; do
 done
 install -d "$ROOT/usr/share/man/man8"
 gzip -9n < "$REPO/configs/rdma-provision.8" > "$ROOT/usr/share/man/man8/rdma-provision.8.gz"
+install -D -m 0644 "$REPO/configs/rdma-provision.bash-completion" \
+  "$ROOT/usr/share/bash-completion/completions/rdma-provision"
 # The conffile: the example with every setting commented out, so installing the package
 # changes nothing until an administrator says what the node has.
 install -d "$ROOT/etc/rdma-provision"
@@ -190,6 +194,7 @@ cp -a $ROOT/. %{buildroot}/
 /usr/lib/systemd/system/rdma-provision.service
 /usr/lib/systemd/system/rdma-provision-listener.service
 /usr/share/man/man8/rdma-provision.8.gz
+/usr/share/bash-completion/completions/rdma-provision
 %dir /etc/rdma-provision
 %config(noreplace) /etc/rdma-provision/rdma-provision.conf
 %doc /usr/share/doc/rdma-provision

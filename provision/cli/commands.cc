@@ -178,6 +178,31 @@ int version() {
 
 }  // namespace
 
+namespace {
+
+// `rdma-provision --complete [WORD...] PARTIAL`, for the shell's completion
+// (configs/rdma-provision.bash-completion asks the binary, which knows its table): the
+// commands that begin with PARTIAL when no command is given yet, else the options of
+// that command; after an option that takes a value, nothing (the shell completes files).
+int complete(const std::vector<std::string>& args) {
+  const std::string partial = args.size() > 1 ? args.back() : "";
+  std::vector<std::string_view> words;
+  if (args.size() <= 2) {
+    for (const auto& c : command_table()) words.push_back(c.name);
+  } else if (const Command* c = find_command(args[1])) {
+    const OptionSpec* prev = args.size() > 3 ? find_option(args[args.size() - 2]) : nullptr;
+    if (prev && !prev->value.empty()) return kExitOk;
+    words = accepted(*c);
+    words.push_back("--help");
+  }
+  for (auto w : words)
+    if (w.substr(0, partial.size()) == partial)
+      std::printf("%.*s\n", static_cast<int>(w.size()), w.data());
+  return kExitOk;
+}
+
+}  // namespace
+
 int run_cli(const std::vector<std::string>& args) {
   if (args.empty()) return usage_error("no command given", usage_text());
   const std::string& name = args[0];
@@ -187,6 +212,7 @@ int run_cli(const std::vector<std::string>& args) {
     print(c ? command_help(*c) : usage_text());
     return kExitOk;
   }
+  if (name == "--complete") return complete(args);
   const Command* c = find_command(name);
   if (!c) {
     std::vector<std::string_view> names;

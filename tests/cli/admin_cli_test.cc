@@ -2,6 +2,7 @@
 // one command that explains the last boot), through the binary as it is run, on fixtures.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <fstream>
 
 #include "tests/support/fixture.h"
@@ -207,6 +208,24 @@ TEST(WhatConfuses, StatusShowsEachRocePortsDefaults) {
   EXPECT_TRUE(
       has(r.out, "      RoCE defaults: the kernel's (no /sys/kernel/config/rdma_cm/mlx5_1)"))
       << r.out;
+}
+
+// bash completion: the script asks the binary, which answers from its command table.
+TEST(WhatConfuses, BashCompletesCommandsAndEachCommandsOptions) {
+  const std::string script = std::string(std::getenv("TEST_SRCDIR")) + "/" +
+                             std::getenv("TEST_WORKSPACE") +
+                             "/configs/rdma-provision.bash-completion";
+  auto complete = [&](const std::string& words, int cword) {
+    return testing::run("bash -c '. " + script + "; COMP_WORDS=(" + testing::tool_binary() + " " +
+                        words + "); COMP_CWORD=" + std::to_string(cword) +
+                        "; _rdma_provision; echo \"${COMPREPLY[*]}\"'");
+  };
+  EXPECT_EQ(complete("ex", 1), "explain\n");
+  EXPECT_EQ(complete("\"\"", 1).find("status check plan apply"), 0u);
+  EXPECT_EQ(complete("explain --", 2), "--root --help\n");
+  EXPECT_EQ(complete("apply --me", 2), "--metrics\n");
+  // After an option that takes a value: files (here, none begins with that).
+  EXPECT_EQ(complete("apply --root /nonexistent-x", 3), "\n");
 }
 
 }  // namespace
