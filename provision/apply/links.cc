@@ -204,10 +204,7 @@ Outcome exec_pkey_child(ApplyContext& ctx, const Action& a, const CreatePkeyChil
   spec.parent = p.parent;
   spec.name = p.name;
   spec.pkey = p.pkey;
-  if (p.mode) {
-    spec.mode =
-        *p.mode == IpoibMode::kConnected ? IpoibLinkMode::kConnected : IpoibLinkMode::kDatagram;
-  }
+  spec.mode = p.mode;
   const std::string what = "P_Key 0x" + hex(spec.pkey, 4) + " on " + p.parent;
   LinkInfo parent;
   if (auto o = find_link(ctx, a, p.parent, parent)) return *o;
@@ -221,7 +218,7 @@ Outcome exec_pkey_child(ApplyContext& ctx, const Action& a, const CreatePkeyChil
   if (!st) {
     const int e = st.error().errnum;
     const bool mode_refused =
-        spec.mode == IpoibLinkMode::kConnected && (e == EINVAL || e == EOPNOTSUPP);
+        spec.mode == IpoibMode::kConnected && (e == EINVAL || e == EOPNOTSUPP);
     return Outcome::failed(st.error(), mode_refused ? kDatagramOnly : "");
   }
   return Outcome::done(what + (p.mode ? ", " + std::string(to_string(*p.mode)) + " mode" : ""));
@@ -248,11 +245,9 @@ Outcome exec_ipoib_mode(ApplyContext& ctx, const Action& a, const SetIpoibMode& 
                                                     arphrd_name(link.type) + "); no IPoIB mode"));
   }
   // Through rtnetlink, not the sysfs mode file: a child made over rtnetlink has none.
-  const IpoibLinkMode mode =
-      p.mode == IpoibMode::kConnected ? IpoibLinkMode::kConnected : IpoibLinkMode::kDatagram;
+  const IpoibMode mode = p.mode;
   auto shown = [](const LinkInfo& l) -> std::string {
-    if (!l.ipoib_mode) return "unknown";
-    return *l.ipoib_mode == IpoibLinkMode::kConnected ? "connected" : "datagram";
+    return l.ipoib_mode ? std::string(to_string(*l.ipoib_mode)) : "unknown";
   };
   const std::string cur = shown(link);
   if (link.ipoib_mode == mode) return Outcome::already(want);
@@ -276,8 +271,7 @@ Outcome mtu_outcome(const LinkInfo& before, unsigned want, const LinkInfo* after
   const std::string shown = std::to_string(want);
   // A link whose mode is unknown (a kernel without IFLA_IPOIB_MODE) counts as datagram, the
   // kernel's default; in connected mode ipoib_change_mtu sets the MTU as asked or refuses.
-  const bool datagram =
-      !after || !after->ipoib_mode || *after->ipoib_mode == IpoibLinkMode::kDatagram;
+  const bool datagram = !after || !after->ipoib_mode || *after->ipoib_mode == IpoibMode::kDatagram;
   if (after && after->mtu < want && before.type == kArphrdInfiniband && datagram) {
     // Datagram IPoIB keeps the wanted MTU as its admin MTU but runs min(broadcast group
     // MTU, admin MTU), lowered again at each multicast join (ipoib_main.c

@@ -27,8 +27,8 @@ using rtnl_internal::check_name;
 using rtnl_internal::link_header;
 
 // Our IPoIB mode values are the kernel's.
-static_assert(static_cast<uint16_t>(IpoibLinkMode::kDatagram) == IPOIB_MODE_DATAGRAM);
-static_assert(static_cast<uint16_t>(IpoibLinkMode::kConnected) == IPOIB_MODE_CONNECTED);
+static_assert(static_cast<uint16_t>(IpoibMode::kDatagram) == IPOIB_MODE_DATAGRAM);
+static_assert(static_cast<uint16_t>(IpoibMode::kConnected) == IPOIB_MODE_CONNECTED);
 
 namespace {
 
@@ -144,8 +144,9 @@ std::optional<LinkInfo> parse_link(const nlmsghdr* h) {
     if (l.kind == "ipoib" && info[IFLA_INFO_DATA] &&
         nla_parse_nested(data, IFLA_IPOIB_MAX, info[IFLA_INFO_DATA], nullptr) == 0) {
       if (data[IFLA_IPOIB_MODE] && nla_len(data[IFLA_IPOIB_MODE]) == 2) {
-        l.ipoib_mode = nla_get_u16(data[IFLA_IPOIB_MODE]) == 1 ? IpoibLinkMode::kConnected
-                                                               : IpoibLinkMode::kDatagram;
+        l.ipoib_mode = nla_get_u16(data[IFLA_IPOIB_MODE]) == IPOIB_MODE_CONNECTED
+                           ? IpoibMode::kConnected
+                           : IpoibMode::kDatagram;
       }
       if (data[IFLA_IPOIB_PKEY] && nla_len(data[IFLA_IPOIB_PKEY]) == 2) {
         l.ipoib_pkey = nla_get_u16(data[IFLA_IPOIB_PKEY]);
@@ -259,7 +260,7 @@ Result<nl::MsgPtr> build_pkey_child(const PkeyChildSpec& spec, int parent_ifinde
   return b.finish("create " + spec.name);
 }
 
-Result<nl::MsgPtr> build_ipoib_mode(int ifindex, IpoibLinkMode mode) {
+Result<nl::MsgPtr> build_ipoib_mode(int ifindex, IpoibMode mode) {
   nl::MsgBuilder b(RTM_NEWLINK, NLM_F_REQUEST | NLM_F_ACK);
   b.header(link_header(ifindex))
       .begin_nest(IFLA_LINKINFO)
@@ -273,7 +274,7 @@ Result<nl::MsgPtr> build_ipoib_mode(int ifindex, IpoibLinkMode mode) {
 
 }  // namespace rtnl_internal
 
-Status rtnl_set_ipoib_mode(const std::string& ifname, IpoibLinkMode mode) {
+Status rtnl_set_ipoib_mode(const std::string& ifname, IpoibMode mode) {
   auto link = rtnl_get_link(ifname);
   if (!link) return link.error();
   auto msg = rtnl_internal::build_ipoib_mode(link->ifindex, mode);
@@ -282,7 +283,7 @@ Status rtnl_set_ipoib_mode(const std::string& ifname, IpoibLinkMode mode) {
   if (!sock) return sock.error();
   nl::Answer a = nl::exchange(sock->get(), msg->get());
   if (a.errnum != 0) {
-    const char* name = mode == IpoibLinkMode::kConnected ? "connected" : "datagram";
+    const std::string name(to_string(mode));
     std::string what = std::string("cannot set IPoIB mode ") + name;
     // rtnetlink.c __rtnl_newlink: EOPNOTSUPP when the link's ops are not ipoib's (another
     // kind of link, or ib_ipoib not loaded); ipoib_netlink.c ipoib_changelink passes
@@ -293,7 +294,7 @@ Status rtnl_set_ipoib_mode(const std::string& ifname, IpoibLinkMode mode) {
               std::to_string(link->type) + (link->kind.empty() ? "" : ", kind " + link->kind) + ")";
     } else if (a.errnum == EOPNOTSUPP) {
       what += ": the kernel has no ipoib link type (ib_ipoib is not loaded)";
-    } else if (a.errnum == EINVAL && mode == IpoibLinkMode::kConnected) {
+    } else if (a.errnum == EINVAL && mode == IpoibMode::kConnected) {
       what += ": the HCA does not support connected mode (IPOIB_CM_SUPPORTED is not set)";
     }
     return make_error(ifname, nl::with_kernel_msg(what, a), a.errnum);
@@ -319,7 +320,7 @@ Error pkey_child_error(const PkeyChildSpec& spec, int errnum, const std::string&
       break;
     case EINVAL:
       what += ": refused (P_Keys 0x0000 and 0x8000 are invalid, a child cannot have children";
-      what += spec.mode == IpoibLinkMode::kConnected ? ", connected mode needs CM support)" : ")";
+      what += spec.mode == IpoibMode::kConnected ? ", connected mode needs CM support)" : ")";
       break;
     default:
       break;

@@ -10,6 +10,9 @@ std::string opt_guid(const std::optional<PortGuid>& g) { return g ? g->str() : "
 
 std::string or_dash(const std::string& s) { return s.empty() ? "-" : s; }
 
+// As mlx4_port<N> shows it ("auto (eth)"); "" when it was unreadable.
+std::string type_shown(const Mlx4PortFile& m) { return m.type ? m.type->str() : ""; }
+
 std::string port_state_word(const RdmaPort& p) {
   // phys_state "5: LinkUp" -> "LinkUp"
   auto colon = p.phys_state.find(':');
@@ -61,9 +64,9 @@ std::string status_text(const Inventory& inv) {
       if (f.mlx4_ports.empty()) continue;
       o += "  " + f.address.str();
       for (const auto& m : f.mlx4_ports) {
-        o +=
-            "  port " + std::to_string(m.port) + " " + m.value + (m.writable ? "" : " (read-only)");
-        if (!m.mtu.empty()) o += " mtu " + m.mtu;
+        o += "  port " + std::to_string(m.port) + " " + type_shown(m) +
+             (m.writable ? "" : " (read-only)");
+        if (m.mtu) o += " mtu " + std::to_string(*m.mtu);
       }
       o += "\n";
     }
@@ -74,7 +77,7 @@ std::string status_text(const Inventory& inv) {
          std::to_string(n.mtu) + "  " + (n.admin_up ? "up" : "down") + "/" + or_dash(n.operstate);
     if (n.carrier) o += "  carrier";
     if (!n.driver.empty()) o += "  driver " + n.driver;
-    if (!n.ipoib_mode.empty()) o += "  mode " + n.ipoib_mode;
+    if (n.ipoib_mode) o += "  mode " + std::string(to_string(*n.ipoib_mode));
     if (n.pkey) o += "  pkey 0x" + hex(*n.pkey, 4);
     if (!n.parent.empty()) o += "  parent " + n.parent;
     if (!n.rdma_device.empty()) o += "  <== " + n.rdma_device + "/" + std::to_string(n.rdma_port);
@@ -130,8 +133,9 @@ std::string status_json(const Inventory& inv) {
     w.begin_object().field("pci", f.address.str()).field("driver", f.driver);
     w.key("ports").begin_array();
     for (const auto& m : f.mlx4_ports) {
-      w.begin_object().field("port", m.port).field("type", m.value);
-      w.field("writable", m.writable).field("mtu", m.mtu).end_object();
+      w.begin_object().field("port", m.port).field("type", type_shown(m));
+      w.field("writable", m.writable).field("mtu", m.mtu ? std::to_string(*m.mtu) : "");
+      w.end_object();
     }
     w.end_array().end_object();
   }
@@ -145,7 +149,7 @@ std::string status_json(const Inventory& inv) {
     w.field("admin_up", n.admin_up).field("carrier", n.carrier).field("driver", n.driver);
     w.field("rdma_device", n.rdma_device).field("rdma_port", n.rdma_port);
     if (n.type == kArphrdInfiniband) {
-      w.field("ipoib_mode", n.ipoib_mode);
+      w.field("ipoib_mode", n.ipoib_mode ? to_string(*n.ipoib_mode) : "");
       w.key("pkey");
       n.pkey ? w.value("0x" + hex(*n.pkey, 4)) : w.null();
       w.field("parent", n.parent);
