@@ -17,7 +17,6 @@
 namespace rp {
 namespace {
 
-constexpr char kLiveOnly[] = "acts on the running kernel only (--root DIR)";
 constexpr char kDatagramOnly[] = "Enhanced IPoIB (mlx5) supports only datagram mode";
 
 std::string ms_since(Clock::time_point t0) {
@@ -126,7 +125,7 @@ std::string sysfs_net(const std::string& ifname, const char* attr) {
 }  // namespace
 
 Outcome exec_rename(ApplyContext& ctx, const Action& a, const Rename& p) {
-  if (!ctx.live) return Outcome::skipped(kLiveOnly);
+  if (auto skip = live_only(ctx)) return *skip;
   const std::string& want = p.to;
   const std::string expected = p.expected ? p.expected->str() : "unknown";
   LinkInfo link;
@@ -199,7 +198,7 @@ Outcome existing_pkey_child(const CreatePkeyChild& p, const LinkInfo& parent,
 }
 
 Outcome exec_pkey_child(ApplyContext& ctx, const Action& a, const CreatePkeyChild& p) {
-  if (!ctx.live) return Outcome::skipped(kLiveOnly);
+  if (auto skip = live_only(ctx)) return *skip;
   PkeyChildSpec spec;
   spec.parent = p.parent;
   spec.name = p.name;
@@ -293,7 +292,7 @@ Outcome mtu_outcome(const LinkInfo& before, unsigned want, const LinkInfo* after
 }
 
 Outcome exec_mtu(ApplyContext& ctx, const Action& a, const SetMtu& p) {
-  if (!ctx.live) return Outcome::skipped(kLiveOnly);
+  if (auto skip = live_only(ctx)) return *skip;
   const unsigned want = p.mtu;
   const std::string shown = std::to_string(want);
   LinkInfo link;
@@ -315,7 +314,7 @@ Outcome exec_mtu(ApplyContext& ctx, const Action& a, const SetMtu& p) {
 }
 
 Outcome exec_link_up(ApplyContext& ctx, const Action& a, const LinkUp& p) {
-  if (!ctx.live) return Outcome::skipped(kLiveOnly);
+  if (auto skip = live_only(ctx)) return *skip;
   LinkInfo link;
   if (auto o = find_link(ctx, a, p.ifname, link)) return *o;
   if (link.admin_up) return Outcome::already("up");
@@ -324,7 +323,7 @@ Outcome exec_link_up(ApplyContext& ctx, const Action& a, const LinkUp& p) {
 }
 
 Outcome exec_address(ApplyContext& ctx, const Action& a, const AddAddress& p) {
-  if (!ctx.live) return Outcome::skipped(kLiveOnly);
+  if (auto skip = live_only(ctx)) return *skip;
   LinkInfo link;
   if (auto o = find_link(ctx, a, p.ifname, link)) return *o;
   auto st = rtnl_add_address(link.name, p.prefix);
@@ -334,7 +333,7 @@ Outcome exec_address(ApplyContext& ctx, const Action& a, const AddAddress& p) {
 }
 
 Outcome exec_route(ApplyContext& ctx, const Action& a, const AddRoute& p) {
-  if (!ctx.live) return Outcome::skipped(kLiveOnly);
+  if (auto skip = live_only(ctx)) return *skip;
   LinkInfo link;
   if (auto o = find_link(ctx, a, p.ifname, link)) return *o;
   const std::string shown = p.shown();
@@ -352,7 +351,7 @@ Outcome exec_route(ApplyContext& ctx, const Action& a, const AddRoute& p) {
 }
 
 Outcome exec_wait_link(ApplyContext& ctx, const Action&, const WaitLink& p) {
-  if (!ctx.live) return Outcome::skipped(kLiveOnly);
+  if (auto skip = live_only(ctx)) return *skip;
   auto watcher = LinkWatcher::open();
   if (!watcher) return Outcome::failed(watcher.error());
   LinkWatcher& w = watcher.value();

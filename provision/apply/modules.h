@@ -9,10 +9,10 @@
 
 namespace rp {
 
-// How module actions reach libkmod. The default inserts into the running kernel and acts
-// only when ctx.live. A dry-run setting resolves names, dependencies, options and
-// blacklists through the real libkmod against ctx.files.root() and inserts nothing, on
-// any root: tests and `plan` use it.
+// How module actions reach libkmod (ApplyContext::modules). The default inserts into the
+// running kernel and acts only when ctx.live. A dry-run setting resolves names,
+// dependencies, options and blacklists through the real libkmod against
+// ctx.files.root() and inserts nothing, on any root: tests and `plan` use it.
 struct ModuleLoading {
   ModuleLoaderOptions loader;
   unsigned max_threads = 4;  // module inits mostly wait on hardware and firmware
@@ -24,8 +24,6 @@ struct ModuleLoading {
 // (the kernel answers EEXIST to the others, which counts as loaded). Every load ends by
 // ctx.deadline. A module that cannot be loaded is reported once, by the first action
 // that needs it; the others name it and point there. One outcome per action, in order.
-std::vector<Outcome> load_modules_parallel(ApplyContext& ctx,
-                                           const std::vector<const Action*>& actions);
 std::vector<Outcome> load_modules_parallel(ApplyContext& ctx,
                                            const std::vector<const Action*>& actions,
                                            const ModuleLoading& how);

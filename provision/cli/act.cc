@@ -15,7 +15,6 @@
 #include <iterator>
 
 #include "provision/apply/apply.h"
-#include "provision/apply/modules.h"
 #include "provision/base/root.h"
 #include "provision/base/strings.h"
 #include "provision/cli/commands.h"
@@ -90,12 +89,6 @@ void write_metrics(const Options& o, const Root& root, int exit_code, const Conf
   }
 }
 
-// Every load-module action that can start runs in one parallel batch (libkmod, one context
-// per thread: apply/modules.cc).
-std::vector<Outcome> parallel_loads(ApplyContext& c, const std::vector<const Action*>& a) {
-  return load_modules_parallel(c, a);
-}
-
 }  // namespace
 
 int cmd_apply(const Options& o) {
@@ -125,7 +118,7 @@ int cmd_apply(const Options& o) {
            std::to_string(plan.timeout_s) + " s");
   RealFileOps files(root);
   ApplyContext ctx{files, root.is_live(), Deadline(std::chrono::seconds(plan.timeout_s)), log};
-  ApplyReport report = apply_plan(plan, ctx, parallel_loads);
+  ApplyReport report = apply_plan(plan, ctx);
   write_state(root, in.config, plan, &report, log);
   std::string err;
   if (!in.config.names.empty() &&
@@ -156,7 +149,7 @@ int cmd_preload(const Options& o) {
   log.notice("loading before udev's coldplug, in parallel:" + list);
   RealFileOps files(root);
   ApplyContext ctx{files, root.is_live(), Deadline(std::chrono::seconds(plan.timeout_s)), log};
-  const ApplyReport report = apply_plan(plan, ctx, parallel_loads);
+  const ApplyReport report = apply_plan(plan, ctx);
   // A module that failed here is planned again by apply, which reports it with the policy.
   return report.exit_code();
 }
@@ -436,7 +429,7 @@ int cmd_verify(const Options& o) {
   for (const auto& n : plan.notes) log.notice(n);
   RealFileOps files(root);
   ApplyContext ctx{files, root.is_live(), Deadline(std::chrono::seconds(plan.timeout_s)), log};
-  ApplyReport report = apply_plan(plan, ctx, nullptr);
+  ApplyReport report = apply_plan(plan, ctx);
   int rc = report.exit_code();
   log.notice("verify: " + std::to_string(plan.actions.size()) + " checks, " + cpu_used());
   if (o.boot) {
