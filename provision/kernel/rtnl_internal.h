@@ -1,4 +1,4 @@
-// What rtnl.cc, link_watcher.cc and the tests' rtnl_testing.cc share (private to
+// What rtnl.cc, rtnl_addr.cc, link_watcher.cc and the tests' rtnl_testing.cc share (private to
 // provision/kernel).
 #pragma once
 
