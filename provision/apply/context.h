@@ -4,7 +4,6 @@
 #pragma once
 
 #include <optional>
-#include <vector>
 
 #include "provision/apply/deadline.h"
 #include "provision/apply/log.h"
@@ -46,10 +45,8 @@ Outcome exec_roce_mode(ApplyContext& ctx, const Action& a, const SetRoceMode& p)
 Outcome exec_roce_tos(ApplyContext& ctx, const Action& a, const SetRoceTos& p);
 Outcome exec_wait_port(ApplyContext& ctx, const Action& a, const WaitPort& p);
 
-// modules (apply/modules.cc): one load, or every load that may start now in one parallel
-// batch (one outcome per action, in order)
+// modules (apply/modules.cc)
 Outcome exec_load_module(ApplyContext& ctx, const Action& a, const LoadModule& p);
-std::vector<Outcome> exec_load_modules(ApplyContext& ctx, const std::vector<const Action*>& a);
 Outcome exec_reload_module(ApplyContext& ctx, const Action& a, const ReloadModule& p);
 
 // RDMA netlink (apply/soft_link.cc)

@@ -28,6 +28,10 @@ std::vector<Outcome> load_modules_parallel(ApplyContext& ctx,
                                            const std::vector<const Action*>& actions,
                                            const ModuleLoading& how);
 
+// load-module's batch executor (apply/registry.cc): every load that may start now, in one
+// parallel batch, through ctx.modules (the running kernel when null).
+std::vector<Outcome> exec_load_modules(ApplyContext& ctx, const std::vector<const Action*>& a);
+
 // The module a load-module or reload-module action asks for, and the options it gives.
 struct ModuleWanted {
   std::string module, options;

@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "provision/apply/modules.h"
+
 namespace rp {
 namespace {
 
