@@ -42,7 +42,7 @@ std::string outcome_line(const Action& a, const Outcome& o) {
   return line.append("  [").append(a.reason).append("]");
 }
 
-ApplyReport apply_plan(const Plan& plan, ApplyContext& ctx, ModuleBatch batch) {
+ApplyReport apply_plan(const Plan& plan, ApplyContext& ctx) {
   const auto start = Clock::now();
   ApplyReport r;
   const size_t n = plan.actions.size();
@@ -108,8 +108,8 @@ ApplyReport apply_plan(const Plan& plan, ApplyContext& ctx, ModuleBatch batch) {
       continue;
     }
     const ExecutorEntry& exec = executor_for(a.kind());
-    if (exec.batchable && batch) {
-      // Every load-module action that can start now goes in one parallel batch.
+    if (exec.batch) {
+      // Every action of this kind that can start now goes in one batch.
       std::vector<size_t> idx;
       std::vector<const Action*> acts;
       for (size_t j = i; j < n; ++j) {
@@ -121,7 +121,7 @@ ApplyReport apply_plan(const Plan& plan, ApplyContext& ctx, ModuleBatch batch) {
         acts.push_back(&plan.actions[j]);
       }
       const auto t0 = Clock::now();
-      std::vector<Outcome> outs = batch(ctx, acts);
+      std::vector<Outcome> outs = exec.batch(ctx, acts);
       for (size_t k = 0; k < idx.size(); ++k) {
         Outcome o =
             k < outs.size() ? outs[k] : Outcome::failed(make_error(acts[k]->object(), "no result"));

@@ -23,11 +23,9 @@ struct ApplyReport {
   std::string summary() const;
 };
 
-// Loads a batch of independent load-module actions; the default runs them in parallel
-// through libkmod (apply/modules.cc). Exposed so the engine stays ignorant of libkmod.
-using ModuleBatch = std::vector<Outcome> (*)(ApplyContext&, const std::vector<const Action*>&);
-
-ApplyReport apply_plan(const Plan& plan, ApplyContext& ctx, ModuleBatch batch = nullptr);
+// Runs the plan through the executors of apply/registry.cc; a kind with a batch executor
+// (load-module) runs every action of it that may start in one batch.
+ApplyReport apply_plan(const Plan& plan, ApplyContext& ctx);
 
 // "done  port-type 0000:81:00.0 port 2: ib -> eth (after 1 retry)  [reason]"
 std::string outcome_line(const Action& a, const Outcome& o);

@@ -3,6 +3,8 @@
 // are allowed only when `live` (the root is "/"). Nothing else reaches the kernel.
 #pragma once
 
+#include <optional>
+
 #include "provision/apply/deadline.h"
 #include "provision/apply/log.h"
 #include "provision/apply/outcome.h"
@@ -11,12 +13,25 @@
 
 namespace rp {
 
+struct ModuleLoading;  // apply/modules.h
+
 struct ApplyContext {
   FileOps& files;
   bool live;  // netlink, RDMA netlink and module loading are available
   Deadline deadline;
   Log& log;
+  // How module actions reach libkmod (apply/modules.h); null: the running kernel. Tests
+  // give a scripted kernel under the real libkmod.
+  const ModuleLoading* modules = nullptr;
 };
+
+// The one "live only" rule: an executor that acts on the running kernel (netlink, module
+// loading) skips on a fixture root (--root DIR) unless it only looks (`dry_run`). nullopt
+// when it may act.
+inline std::optional<Outcome> live_only(const ApplyContext& ctx, bool dry_run = false) {
+  if (ctx.live || dry_run) return std::nullopt;
+  return Outcome::skipped("acts on the running kernel only (--root DIR)");
+}
 
 // One function per action kind, taking that kind's parameters (a table of operations, as
 // systemd-networkd has per link kind; the rows are in apply/registry.cc). Each returns how

@@ -17,7 +17,6 @@
 namespace rp {
 namespace {
 
-constexpr char kLiveOnly[] = "acts on the running kernel only (--root DIR)";
 constexpr char kDatagramOnly[] = "Enhanced IPoIB (mlx5) supports only datagram mode";
 
 std::string ms_since(Clock::time_point t0) {
@@ -126,7 +125,7 @@ std::string sysfs_net(const std::string& ifname, const char* attr) {
 }  // namespace
 
 Outcome exec_rename(ApplyContext& ctx, const Action& a, const Rename& p) {
-  if (!ctx.live) return Outcome::skipped(kLiveOnly);
+  if (auto skip = live_only(ctx)) return *skip;
   const std::string& want = p.to;
   const std::string expected = p.expected ? p.expected->str() : "unknown";
   LinkInfo link;
@@ -199,15 +198,12 @@ Outcome existing_pkey_child(const CreatePkeyChild& p, const LinkInfo& parent,
 }
 
 Outcome exec_pkey_child(ApplyContext& ctx, const Action& a, const CreatePkeyChild& p) {
-  if (!ctx.live) return Outcome::skipped(kLiveOnly);
+  if (auto skip = live_only(ctx)) return *skip;
   PkeyChildSpec spec;
   spec.parent = p.parent;
   spec.name = p.name;
   spec.pkey = p.pkey;
-  if (p.mode) {
-    spec.mode =
-        *p.mode == IpoibMode::kConnected ? IpoibLinkMode::kConnected : IpoibLinkMode::kDatagram;
-  }
+  spec.mode = p.mode;
   const std::string what = "P_Key 0x" + hex(spec.pkey, 4) + " on " + p.parent;
   LinkInfo parent;
   if (auto o = find_link(ctx, a, p.parent, parent)) return *o;
@@ -221,7 +217,7 @@ Outcome exec_pkey_child(ApplyContext& ctx, const Action& a, const CreatePkeyChil
   if (!st) {
     const int e = st.error().errnum;
     const bool mode_refused =
-        spec.mode == IpoibLinkMode::kConnected && (e == EINVAL || e == EOPNOTSUPP);
+        spec.mode == IpoibMode::kConnected && (e == EINVAL || e == EOPNOTSUPP);
     return Outcome::failed(st.error(), mode_refused ? kDatagramOnly : "");
   }
   return Outcome::done(what + (p.mode ? ", " + std::string(to_string(*p.mode)) + " mode" : ""));
@@ -248,11 +244,9 @@ Outcome exec_ipoib_mode(ApplyContext& ctx, const Action& a, const SetIpoibMode& 
                                                     arphrd_name(link.type) + "); no IPoIB mode"));
   }
   // Through rtnetlink, not the sysfs mode file: a child made over rtnetlink has none.
-  const IpoibLinkMode mode =
-      p.mode == IpoibMode::kConnected ? IpoibLinkMode::kConnected : IpoibLinkMode::kDatagram;
+  const IpoibMode mode = p.mode;
   auto shown = [](const LinkInfo& l) -> std::string {
-    if (!l.ipoib_mode) return "unknown";
-    return *l.ipoib_mode == IpoibLinkMode::kConnected ? "connected" : "datagram";
+    return l.ipoib_mode ? std::string(to_string(*l.ipoib_mode)) : "unknown";
   };
   const std::string cur = shown(link);
   if (link.ipoib_mode == mode) return Outcome::already(want);
@@ -276,8 +270,7 @@ Outcome mtu_outcome(const LinkInfo& before, unsigned want, const LinkInfo* after
   const std::string shown = std::to_string(want);
   // A link whose mode is unknown (a kernel without IFLA_IPOIB_MODE) counts as datagram, the
   // kernel's default; in connected mode ipoib_change_mtu sets the MTU as asked or refuses.
-  const bool datagram =
-      !after || !after->ipoib_mode || *after->ipoib_mode == IpoibLinkMode::kDatagram;
+  const bool datagram = !after || !after->ipoib_mode || *after->ipoib_mode == IpoibMode::kDatagram;
   if (after && after->mtu < want && before.type == kArphrdInfiniband && datagram) {
     // Datagram IPoIB keeps the wanted MTU as its admin MTU but runs min(broadcast group
     // MTU, admin MTU), lowered again at each multicast join (ipoib_main.c
@@ -299,7 +292,7 @@ Outcome mtu_outcome(const LinkInfo& before, unsigned want, const LinkInfo* after
 }
 
 Outcome exec_mtu(ApplyContext& ctx, const Action& a, const SetMtu& p) {
-  if (!ctx.live) return Outcome::skipped(kLiveOnly);
+  if (auto skip = live_only(ctx)) return *skip;
   const unsigned want = p.mtu;
   const std::string shown = std::to_string(want);
   LinkInfo link;
@@ -321,7 +314,7 @@ Outcome exec_mtu(ApplyContext& ctx, const Action& a, const SetMtu& p) {
 }
 
 Outcome exec_link_up(ApplyContext& ctx, const Action& a, const LinkUp& p) {
-  if (!ctx.live) return Outcome::skipped(kLiveOnly);
+  if (auto skip = live_only(ctx)) return *skip;
   LinkInfo link;
   if (auto o = find_link(ctx, a, p.ifname, link)) return *o;
   if (link.admin_up) return Outcome::already("up");
@@ -330,7 +323,7 @@ Outcome exec_link_up(ApplyContext& ctx, const Action& a, const LinkUp& p) {
 }
 
 Outcome exec_address(ApplyContext& ctx, const Action& a, const AddAddress& p) {
-  if (!ctx.live) return Outcome::skipped(kLiveOnly);
+  if (auto skip = live_only(ctx)) return *skip;
   LinkInfo link;
   if (auto o = find_link(ctx, a, p.ifname, link)) return *o;
   auto st = rtnl_add_address(link.name, p.prefix);
@@ -340,7 +333,7 @@ Outcome exec_address(ApplyContext& ctx, const Action& a, const AddAddress& p) {
 }
 
 Outcome exec_route(ApplyContext& ctx, const Action& a, const AddRoute& p) {
-  if (!ctx.live) return Outcome::skipped(kLiveOnly);
+  if (auto skip = live_only(ctx)) return *skip;
   LinkInfo link;
   if (auto o = find_link(ctx, a, p.ifname, link)) return *o;
   const std::string shown = p.shown();
@@ -358,7 +351,7 @@ Outcome exec_route(ApplyContext& ctx, const Action& a, const AddRoute& p) {
 }
 
 Outcome exec_wait_link(ApplyContext& ctx, const Action&, const WaitLink& p) {
-  if (!ctx.live) return Outcome::skipped(kLiveOnly);
+  if (auto skip = live_only(ctx)) return *skip;
   auto watcher = LinkWatcher::open();
   if (!watcher) return Outcome::failed(watcher.error());
   LinkWatcher& w = watcher.value();

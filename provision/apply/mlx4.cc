@@ -13,6 +13,7 @@
 #include "provision/apply/context.h"
 #include "provision/base/strings.h"
 #include "provision/base/types.h"
+#include "provision/inventory/shown.h"
 
 namespace rp {
 namespace {
@@ -52,20 +53,14 @@ std::string join(const std::vector<std::string>& parts) {
 
 // The link layer an mlx4_port value stands for, as the port's link_layer file says it.
 std::string link_layer_of(std::string_view shown) {
-  const LinkLayer l = mlx4_link_layer(shown);
-  return l == LinkLayer::kUnknown ? "" : std::string(to_string(l));
+  const auto t = parse_mlx4_port_type(shown);
+  return t ? std::string(to_string(t->link_layer())) : "";
 }
 
+// Whether the port is configured as `want` ("auto (eth)" is auto).
 bool type_matches(std::string_view shown, PortType want) {
-  switch (want) {
-    case PortType::kIb:
-      return shown == "ib";
-    case PortType::kEth:
-      return shown == "eth";
-    case PortType::kAuto:
-      return starts_with(shown, "auto");
-  }
-  return false;
+  const auto t = parse_mlx4_port_type(shown);
+  return t && t->configured == want;
 }
 
 bool module_loaded(ApplyContext& ctx, std::string_view name) {

@@ -1,5 +1,7 @@
 #include "provision/apply/module_jobs.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <optional>
 
@@ -8,8 +10,11 @@ namespace {
 
 Ms since(Clock::time_point t0) { return std::chrono::duration_cast<Ms>(Clock::now() - t0); }
 
+// Inserts what the pre-flight planned (`planned`: its report), removing the module first
+// for a reload.
 ModuleLoadReport run_job(std::optional<ModuleLoader>& loader, const Batch& b,
-                         const std::string& module, const std::string& options, bool remove_first) {
+                         ModuleLoadReport planned, bool remove_first) {
+  const std::string& module = planned.module;
   if (!loader) {
     auto opened = ModuleLoader::open(b.root, b.how.loader);
     if (!opened) {
@@ -30,7 +35,19 @@ ModuleLoadReport run_job(std::optional<ModuleLoader>& loader, const Batch& b,
       return r;
     }
   }
-  return loader->load(module, options, b.deadline);
+  return loader->insert_planned(std::move(planned), b.deadline);
+}
+
+// A worker through pthread_create, whose failure (EAGAIN: no thread to be had) is a return
+// code: the project is built without exceptions, and std::thread reports it by throwing.
+struct Worker {
+  std::shared_ptr<Batch> batch;
+  size_t me;
+};
+void* run_worker(void* arg) {
+  std::unique_ptr<Worker> w(static_cast<Worker*>(arg));
+  work(std::move(w->batch), w->me);
+  return nullptr;
 }
 
 }  // namespace
@@ -74,11 +91,11 @@ void work(std::shared_ptr<Batch> b, size_t me) {  // NOLINT(performance-unnecess
     Job& job = b->jobs[*pick];  // the vector does not change size once workers run
     job.state = Job::State::kRunning;
     b->busy[me] = true;
-    const std::string module = job.module, options = job.options;
+    ModuleLoadReport planned = job.report;
     const bool remove_first = job.remove_first;
     lk.unlock();
     const auto t0 = Clock::now();
-    ModuleLoadReport report = run_job(loader, *b, module, options, remove_first);
+    ModuleLoadReport report = run_job(loader, *b, std::move(planned), remove_first);
     const Ms took = since(t0);
     lk.lock();
     b->busy[me] = false;
@@ -116,6 +133,58 @@ void order_jobs(std::vector<Job>& jobs) {
   for (size_t j = 0; j < jobs.size(); ++j) {
     if (!ordered[j]) jobs[j].waits_for.clear();
   }
+}
+
+std::vector<Job> run_jobs(const std::shared_ptr<Batch>& batch) {
+  std::vector<Job>& jobs = batch->jobs;
+  const size_t pending = std::count_if(
+      jobs.begin(), jobs.end(), [](const Job& j) { return j.state == Job::State::kPending; });
+  const size_t n = std::min<size_t>(std::max(1u, batch->how.max_threads), pending);
+  batch->busy.assign(std::max<size_t>(n, 1), false);
+  std::vector<pthread_t> threads;
+  for (size_t k = 0; k < n; ++k) {
+    auto* w = new Worker{batch, k};
+    pthread_t t;
+    if (::pthread_create(&t, nullptr, run_worker, w) != 0) {
+      delete w;
+      break;  // no thread to be had: the ones started (or this one) do the work
+    }
+    threads.push_back(t);
+  }
+  if (pending > 0 && threads.empty()) work(batch, 0);
+
+  std::vector<bool> busy;
+  {
+    std::unique_lock<std::mutex> lk(batch->mu);
+    batch->cv.wait_until(lk, batch->deadline, [&] {
+      return std::all_of(jobs.begin(), jobs.end(),
+                         [](const Job& j) { return j.state == Job::State::kFinished; });
+    });
+    for (Job& j : jobs) {
+      if (j.state == Job::State::kFinished) continue;
+      j.report.status = LoadStatus::kTimedOut;
+      j.report.failed_module = j.module;
+      j.report.error = make_error(
+          "", j.state == Job::State::kRunning
+                  ? "module " + j.module +
+                        " was still loading when the deadline passed (its initialisation "
+                        "goes on in the kernel)"
+                  : "the deadline passed before module " + j.module + " could be loaded");
+      j.report.hint.clear();
+      j.state = Job::State::kFinished;
+    }
+    busy = batch->busy;
+  }
+  batch->cv.notify_all();
+  for (size_t k = 0; k < threads.size(); ++k) {
+    if (busy[k]) {
+      ::pthread_detach(threads[k]);  // inside init_module(2): cannot be interrupted
+    } else {
+      ::pthread_join(threads[k], nullptr);
+    }
+  }
+  std::lock_guard<std::mutex> lk(batch->mu);
+  return jobs;
 }
 
 }  // namespace rp::module_jobs

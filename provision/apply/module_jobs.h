@@ -1,5 +1,9 @@
-// The worker pool behind parallel module loading (apply/modules.cc): jobs, one libkmod
-// context per worker thread, a job waits for the jobs whose modules it needs.
+// The phases of a batch of module actions (apply/modules.cc), each testable alone:
+//   1. resolve_requests: names and aliases to jobs, one per module (serial, dry-run loader);
+//   2. preflight_jobs: each job's probe list checked once against the root (serial);
+//   3. run_jobs: the insertions, in parallel, one libkmod context per worker thread, a job
+//      waiting for the jobs whose modules it needs, nothing past the deadline;
+//   4. outcomes_of: one outcome per action, a failure reported once.
 #pragma once
 
 #include <chrono>
@@ -7,6 +11,7 @@
 #include <cstddef>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -49,6 +54,47 @@ struct Batch {
   const Clock::time_point deadline;
   std::vector<bool> busy;  // per worker: inside a load right now
 };
+
+// One action of the batch; `remove_first` for reload-module.
+struct Request {
+  const Action* action;
+  bool remove_first;
+};
+
+// What an action became before anything ran: an answer already, or jobs.
+struct ActionPlan {
+  std::optional<Outcome> early;
+  std::string early_module;  // for an early failure: the module it names
+  std::vector<size_t> jobs;
+  std::string prefix;  // "xprtrdma is an alias of rpcrdma; "
+  std::vector<std::string> notes;
+};
+
+// Phase 1: resolves each request's module name through `res` (a dry-run loader) into
+// jobs, appended to `jobs`; a module asked for twice is one job (with other options: an
+// early failure of the second). One plan per request.
+std::vector<ActionPlan> resolve_requests(ModuleLoader& res, const std::vector<Request>& reqs,
+                                         std::vector<Job>& jobs);
+
+// Phase 2: the pre-flight, once per job, through `res` (a dry-run loader): a module
+// present already, or one whose probe list fails against the root, is finished here;
+// the others keep the steps to insert (Job::report) and wait for the jobs they need.
+void preflight_jobs(ModuleLoader& res, std::vector<Job>& jobs, Clock::time_point deadline);
+
+// Phase 3: inserts the pending jobs' planned steps in parallel (at most
+// how.max_threads workers); by the deadline every job is finished, those still waiting or
+// loading as timed out. Returns the jobs as they ended.
+std::vector<Job> run_jobs(const std::shared_ptr<Batch>& batch);
+
+// Phase 4: one outcome per request, in order, with the notes logged once. A module that
+// could not be loaded is reported by the first action that needs it; later ones name it
+// and point there.
+std::vector<Outcome> outcomes_of(Log& log, const std::vector<Request>& reqs,
+                                 const std::vector<ActionPlan>& plans,
+                                 const std::vector<Job>& jobs);
+
+// "load-module xprtrdma"
+std::string action_name(const Action& a);
 
 // A worker: owns one libkmod context (they are not thread-safe) and takes jobs whose
 // prerequisites are loaded, lowest first, until none is left or the deadline passes.

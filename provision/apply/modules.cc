@@ -1,42 +1,18 @@
+// Module executors: a batch of load-module or reload-module actions through the phases
+// of apply/module_jobs.h.
 #include "provision/apply/modules.h"
 
-#include <pthread.h>
-
 #include <algorithm>
-#include <condition_variable>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
-#include <set>
 
 #include "provision/apply/module_jobs.h"
 #include "provision/base/strings.h"
 
 namespace rp {
+namespace module_jobs {
 namespace {
-
-using module_jobs::Batch;
-using module_jobs::Job;
-using module_jobs::loaded;
-using module_jobs::order_jobs;
-using module_jobs::work;
-
-// A worker through pthread_create, whose failure (EAGAIN: no thread to be had) is a return
-// code: the project is built without exceptions, and std::thread reports it by throwing.
-struct Worker {
-  std::shared_ptr<Batch> batch;
-  size_t me;
-};
-void* run_worker(void* arg) {
-  std::unique_ptr<Worker> w(static_cast<Worker*>(arg));
-  work(std::move(w->batch), w->me);
-  return nullptr;
-}
-
-constexpr char kLiveOnly[] = "acts on the running kernel only (--root DIR)";
-
-using Ms = std::chrono::milliseconds;
 
 Ms since(Clock::time_point t0) { return std::chrono::duration_cast<Ms>(Clock::now() - t0); }
 
@@ -51,52 +27,6 @@ std::string normalized(std::string s) {
   return s;
 }
 
-std::string action_name(const Action& a) {
-  return std::string(to_string(a.kind())) + " " + a.object();
-}
-
-std::string steps_text(const ModuleLoadReport& r) {
-  std::vector<std::string> parts;
-  for (const auto& s : r.steps) {
-    if (!s.already) parts.push_back(s.module + (s.options.empty() ? "" : " [" + s.options + "]"));
-  }
-  return join(parts, ", ");
-}
-
-std::string success_text(const Job& job) {
-  const ModuleLoadReport& r = job.report;
-  switch (r.status) {
-    case LoadStatus::kInserted:
-      return (job.remove_first ? "removed " + job.module + ", then inserted " : "inserted ") +
-             steps_text(r);
-    case LoadStatus::kWouldInsert:
-      return std::string("dry run: ") +
-             (job.remove_first ? "would remove " + job.module + ", then insert "
-                               : "would insert ") +
-             steps_text(r);
-    case LoadStatus::kAlreadyLoaded:
-      return "already loaded";
-    case LoadStatus::kBuiltin:
-      return "built into the kernel";
-    default:
-      return "";
-  }
-}
-
-struct Request {
-  const Action* action;
-  bool remove_first;
-};
-
-// What an action became before anything ran: an answer already, or jobs.
-struct ActionPlan {
-  std::optional<Outcome> early;
-  std::string early_module;  // for an early failure: the module it names
-  std::vector<size_t> jobs;
-  std::string prefix;  // "xprtrdma is an alias of rpcrdma; "
-  std::vector<std::string> notes;
-};
-
 std::string blacklisted_text(const ModuleResolution& r) {
   if (!r.alias) {
     return "module " + r.blacklisted.front() + " is blacklisted in modprobe.d; not loaded";
@@ -105,26 +35,10 @@ std::string blacklisted_text(const ModuleResolution& r) {
          ", blacklisted in modprobe.d; not loaded";
 }
 
-std::vector<Outcome> run_batch(ApplyContext& ctx, const std::vector<Request>& reqs,
-                               const ModuleLoading& how) {
-  std::vector<Outcome> out(reqs.size());
-  if (!how.loader.dry_run && !ctx.live) {
-    std::fill(out.begin(), out.end(), Outcome::skipped(kLiveOnly));
-    return out;
-  }
-  auto batch = std::make_shared<Batch>(ctx.files.root(), how, ctx.deadline.end());
-  std::vector<Job>& jobs = batch->jobs;
+}  // namespace
 
-  // 1. Serially, with one dry-run loader: names to modules, blacklists, and each
-  // module's probe list checked against the root (missing files fail here, in order).
-  ModuleLoaderOptions preflight = how.loader;
-  preflight.dry_run = true;
-  auto resolver = ModuleLoader::open(batch->root, preflight);
-  if (!resolver) {
-    std::fill(out.begin(), out.end(), Outcome::failed(resolver.error()));
-    return out;
-  }
-  ModuleLoader& res = resolver.value();
+std::vector<ActionPlan> resolve_requests(ModuleLoader& res, const std::vector<Request>& reqs,
+                                         std::vector<Job>& jobs) {
   std::vector<ActionPlan> plans(reqs.size());
   std::map<std::string, size_t> job_of;
   for (size_t i = 0; i < reqs.size(); ++i) {
@@ -177,11 +91,15 @@ std::vector<Outcome> run_batch(ApplyContext& ctx, const std::vector<Request>& re
       jobs.push_back(std::move(j));
     }
   }
+  return plans;
+}
+
+void preflight_jobs(ModuleLoader& res, std::vector<Job>& jobs, Clock::time_point deadline) {
   for (Job& j : jobs) {
     const auto t0 = Clock::now();
     // A dry-run loader only forgets that the module is loaded.
     if (j.remove_first) (void)res.remove(j.module);
-    j.report = res.load(j.module, j.options, batch->deadline);
+    j.report = res.load(j.module, j.options, deadline);
     j.took = since(t0);
     if (j.report.status != LoadStatus::kWouldInsert) {
       j.state = Job::State::kFinished;
@@ -192,130 +110,38 @@ std::vector<Outcome> run_batch(ApplyContext& ctx, const std::vector<Request>& re
     }
   }
   order_jobs(jobs);
+}
 
-  // 2. In parallel: each worker has its own libkmod context.
-  const size_t pending = std::count_if(
-      jobs.begin(), jobs.end(), [](const Job& j) { return j.state == Job::State::kPending; });
-  const size_t n = std::min<size_t>(std::max(1u, how.max_threads), pending);
-  batch->busy.assign(std::max<size_t>(n, 1), false);
-  std::vector<pthread_t> threads;
-  for (size_t k = 0; k < n; ++k) {
-    auto* w = new Worker{batch, k};
-    pthread_t t;
-    if (::pthread_create(&t, nullptr, run_worker, w) != 0) {
-      delete w;
-      break;  // no thread to be had: the ones started (or this one) do the work
-    }
-    threads.push_back(t);
-  }
-  if (pending > 0 && threads.empty()) work(batch, 0);
+}  // namespace module_jobs
 
-  std::vector<bool> busy;
-  {
-    std::unique_lock<std::mutex> lk(batch->mu);
-    batch->cv.wait_until(lk, batch->deadline, [&] {
-      return std::all_of(jobs.begin(), jobs.end(),
-                         [](const Job& j) { return j.state == Job::State::kFinished; });
-    });
-    for (Job& j : jobs) {
-      if (j.state == Job::State::kFinished) continue;
-      j.report.status = LoadStatus::kTimedOut;
-      j.report.failed_module = j.module;
-      j.report.error = make_error(
-          "", j.state == Job::State::kRunning
-                  ? "module " + j.module +
-                        " was still loading when the deadline passed (its initialisation "
-                        "goes on in the kernel)"
-                  : "the deadline passed before module " + j.module + " could be loaded");
-      j.report.hint.clear();
-      j.state = Job::State::kFinished;
-    }
-    busy = batch->busy;
-  }
-  batch->cv.notify_all();
-  for (size_t k = 0; k < threads.size(); ++k) {
-    if (busy[k]) {
-      ::pthread_detach(threads[k]);  // inside init_module(2): cannot be interrupted
-    } else {
-      ::pthread_join(threads[k], nullptr);
-    }
-  }
-  std::vector<Job> done;
-  {
-    std::lock_guard<std::mutex> lk(batch->mu);
-    done = jobs;
-  }
+namespace {
 
-  // 3. Outcomes in action order. A module that could not be loaded is reported by the
-  // first action that needs it; later ones name it and point there.
-  std::map<std::string, std::string> reported;  // module -> action that reported it
-  std::vector<bool> job_used(done.size(), false);
-  for (size_t i = 0; i < reqs.size(); ++i) {
-    const Action& a = *reqs[i].action;
-    const ActionPlan& p = plans[i];
-    for (const auto& note : p.notes) ctx.log.warn(note);
-    if (p.early) {
-      out[i] = *p.early;
-      if (!p.early_module.empty()) {
-        if (auto it = reported.find(p.early_module); it != reported.end()) {
-          out[i] = Outcome::failed(make_error(
-              "", "module " + p.early_module + " could not be loaded (see " + it->second + ")"));
-        } else {
-          reported.emplace(p.early_module, action_name(a));
-        }
-      }
-      continue;
-    }
-    std::optional<Outcome> bad;
-    std::vector<std::string> parts;
-    bool any_done = false;
-    Ms took{0};
-    for (size_t j : p.jobs) {
-      const Job& job = done[j];
-      took = std::max(took, job.took);
-      const ModuleLoadReport& r = job.report;
-      if (!job_used[j]) {
-        for (const auto& note : r.notes) ctx.log.warn(note);
-        ctx.log.debug("module " + job.module + ": " + std::string(to_string(r.status)) +
-                      (job.ran ? "" : " (pre-flight)") + " in " + std::to_string(job.took.count()) +
-                      " ms");
-      }
-      if (!loaded(r)) {
-        if (bad) continue;
-        auto it = reported.find(r.failed_module);
-        if (r.status == LoadStatus::kFailed && it != reported.end()) {
-          bad = Outcome::failed(make_error("", "needs module " + r.failed_module +
-                                                   ", which could not be loaded (see " +
-                                                   it->second + ")"));
-        } else if (r.status == LoadStatus::kFailed) {
-          bad = Outcome::failed(r.error, r.hint);
-          reported.emplace(r.failed_module, action_name(a));
-        } else {
-          bad = Outcome::timed_out(r.error);
-        }
-        continue;
-      }
-      if (job_used[j]) {
-        parts.push_back(job.module + " loaded for " + job.asked_by);
-        continue;
-      }
-      job_used[j] = true;
-      const bool inserted =
-          r.status == LoadStatus::kInserted || r.status == LoadStatus::kWouldInsert;
-      any_done |= inserted;
-      parts.push_back(success_text(job));
-    }
-    for (size_t j : p.jobs) job_used[j] = true;
-    if (bad) {
-      out[i] = *bad;
-    } else if (any_done) {
-      out[i] = Outcome::done(p.prefix + join(parts, "; "));
-    } else {
-      out[i] = Outcome::already(p.prefix + join(parts, "; "));
-    }
-    out[i].took = took;
+using module_jobs::Request;
+
+const ModuleLoading kRunningKernel;
+
+// How the context's module actions reach libkmod: the running kernel unless it says.
+const ModuleLoading& loading_of(const ApplyContext& ctx) {
+  return ctx.modules ? *ctx.modules : kRunningKernel;
+}
+
+std::vector<Outcome> run_batch(ApplyContext& ctx, const std::vector<Request>& reqs,
+                               const ModuleLoading& how) {
+  if (auto skip = live_only(ctx, how.loader.dry_run)) {
+    return std::vector<Outcome>(reqs.size(), *skip);
   }
-  return out;
+  auto batch = std::make_shared<module_jobs::Batch>(ctx.files.root(), how, ctx.deadline.end());
+  // Phases 1 and 2, serially, with one dry-run loader.
+  ModuleLoaderOptions preflight = how.loader;
+  preflight.dry_run = true;
+  auto resolver = ModuleLoader::open(batch->root, preflight);
+  if (!resolver) return std::vector<Outcome>(reqs.size(), Outcome::failed(resolver.error()));
+  const std::vector<module_jobs::ActionPlan> plans =
+      module_jobs::resolve_requests(resolver.value(), reqs, batch->jobs);
+  module_jobs::preflight_jobs(resolver.value(), batch->jobs, batch->deadline);
+  // Phase 3, in parallel; phase 4.
+  const std::vector<module_jobs::Job> done = module_jobs::run_jobs(batch);
+  return module_jobs::outcomes_of(ctx.log, reqs, plans, done);
 }
 
 }  // namespace
@@ -338,10 +164,8 @@ std::vector<Outcome> load_modules_parallel(ApplyContext& ctx,
   return run_batch(ctx, reqs, how);
 }
 
-std::vector<Outcome> load_modules_parallel(ApplyContext& ctx,
-                                           const std::vector<const Action*>& actions) {
-  if (!ctx.live) return std::vector<Outcome>(actions.size(), Outcome::skipped(kLiveOnly));
-  return load_modules_parallel(ctx, actions, ModuleLoading{});
+std::vector<Outcome> exec_load_modules(ApplyContext& ctx, const std::vector<const Action*>& a) {
+  return load_modules_parallel(ctx, a, loading_of(ctx));
 }
 
 Outcome load_module(ApplyContext& ctx, const Action& a, const ModuleLoading& how) {
@@ -349,8 +173,11 @@ Outcome load_module(ApplyContext& ctx, const Action& a, const ModuleLoading& how
 }
 
 Outcome exec_load_module(ApplyContext& ctx, const Action& a, const LoadModule&) {
-  if (!ctx.live) return Outcome::skipped(kLiveOnly);
-  return load_module(ctx, a, ModuleLoading{});
+  return load_module(ctx, a, loading_of(ctx));
+}
+
+Outcome exec_reload_module(ApplyContext& ctx, const Action& a, const ReloadModule&) {
+  return reload_module(ctx, a, loading_of(ctx));
 }
 
 }  // namespace rp

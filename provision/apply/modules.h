@@ -9,10 +9,10 @@
 
 namespace rp {
 
-// How module actions reach libkmod. The default inserts into the running kernel and acts
-// only when ctx.live. A dry-run setting resolves names, dependencies, options and
-// blacklists through the real libkmod against ctx.files.root() and inserts nothing, on
-// any root: tests and `plan` use it.
+// How module actions reach libkmod (ApplyContext::modules). The default inserts into the
+// running kernel and acts only when ctx.live. A dry-run setting resolves names,
+// dependencies, options and blacklists through the real libkmod against
+// ctx.files.root() and inserts nothing, on any root: tests and `plan` use it.
 struct ModuleLoading {
   ModuleLoaderOptions loader;
   unsigned max_threads = 4;  // module inits mostly wait on hardware and firmware
@@ -25,10 +25,12 @@ struct ModuleLoading {
 // ctx.deadline. A module that cannot be loaded is reported once, by the first action
 // that needs it; the others name it and point there. One outcome per action, in order.
 std::vector<Outcome> load_modules_parallel(ApplyContext& ctx,
-                                           const std::vector<const Action*>& actions);
-std::vector<Outcome> load_modules_parallel(ApplyContext& ctx,
                                            const std::vector<const Action*>& actions,
                                            const ModuleLoading& how);
+
+// load-module's batch executor (apply/registry.cc): every load that may start now, in one
+// parallel batch, through ctx.modules (the running kernel when null).
+std::vector<Outcome> exec_load_modules(ApplyContext& ctx, const std::vector<const Action*>& a);
 
 // The module a load-module or reload-module action asks for, and the options it gives.
 struct ModuleWanted {

@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "provision/apply/modules.h"
+
 namespace rp {
 namespace {
 
@@ -12,24 +14,24 @@ Outcome run(ApplyContext& ctx, const Action& a) {
 }
 
 constexpr std::array<ExecutorEntry, kActionKinds> kExecutors = {{
-    {ActionKind::kLoadModule, run<LoadModule, exec_load_module>, true},
-    {ActionKind::kReloadModule, run<ReloadModule, exec_reload_module>, false},
-    {ActionKind::kSetPortType, run<SetPortType, exec_port_type>, false},
-    {ActionKind::kSetPortMtu, run<SetPortMtu, exec_port_mtu>, false},
-    {ActionKind::kCreateSoftLink, run<CreateSoftLink, exec_soft_link>, false},
-    {ActionKind::kRename, run<Rename, exec_rename>, false},
-    {ActionKind::kSetRoceMode, run<SetRoceMode, exec_roce_mode>, false},
-    {ActionKind::kSetRoceTos, run<SetRoceTos, exec_roce_tos>, false},
-    {ActionKind::kCreatePkeyChild, run<CreatePkeyChild, exec_pkey_child>, false},
-    {ActionKind::kSetIpoibMode, run<SetIpoibMode, exec_ipoib_mode>, false},
-    {ActionKind::kSetMtu, run<SetMtu, exec_mtu>, false},
-    {ActionKind::kLinkUp, run<LinkUp, exec_link_up>, false},
-    {ActionKind::kAddAddress, run<AddAddress, exec_address>, false},
-    {ActionKind::kAddRoute, run<AddRoute, exec_route>, false},
-    {ActionKind::kWaitPort, run<WaitPort, exec_wait_port>, false},
-    {ActionKind::kWaitLink, run<WaitLink, exec_wait_link>, false},
-    {ActionKind::kVerifyPort, run<VerifyPort, exec_verify_port>, false},
-    {ActionKind::kVerifyPeer, run<VerifyPeer, exec_verify_peer>, false},
+    {ActionKind::kLoadModule, run<LoadModule, exec_load_module>, exec_load_modules},
+    {ActionKind::kReloadModule, run<ReloadModule, exec_reload_module>, nullptr},
+    {ActionKind::kSetPortType, run<SetPortType, exec_port_type>, nullptr},
+    {ActionKind::kSetPortMtu, run<SetPortMtu, exec_port_mtu>, nullptr},
+    {ActionKind::kCreateSoftLink, run<CreateSoftLink, exec_soft_link>, nullptr},
+    {ActionKind::kRename, run<Rename, exec_rename>, nullptr},
+    {ActionKind::kSetRoceMode, run<SetRoceMode, exec_roce_mode>, nullptr},
+    {ActionKind::kSetRoceTos, run<SetRoceTos, exec_roce_tos>, nullptr},
+    {ActionKind::kCreatePkeyChild, run<CreatePkeyChild, exec_pkey_child>, nullptr},
+    {ActionKind::kSetIpoibMode, run<SetIpoibMode, exec_ipoib_mode>, nullptr},
+    {ActionKind::kSetMtu, run<SetMtu, exec_mtu>, nullptr},
+    {ActionKind::kLinkUp, run<LinkUp, exec_link_up>, nullptr},
+    {ActionKind::kAddAddress, run<AddAddress, exec_address>, nullptr},
+    {ActionKind::kAddRoute, run<AddRoute, exec_route>, nullptr},
+    {ActionKind::kWaitPort, run<WaitPort, exec_wait_port>, nullptr},
+    {ActionKind::kWaitLink, run<WaitLink, exec_wait_link>, nullptr},
+    {ActionKind::kVerifyPort, run<VerifyPort, exec_verify_port>, nullptr},
+    {ActionKind::kVerifyPeer, run<VerifyPeer, exec_verify_peer>, nullptr},
 }};
 
 constexpr bool rows_in_kind_order() {

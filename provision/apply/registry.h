@@ -2,6 +2,8 @@
 // a parameter struct (plan/action.h), a planner, an executor file and one row here.
 #pragma once
 
+#include <vector>
+
 #include "provision/apply/context.h"
 #include "provision/plan/action.h"
 
@@ -10,9 +12,10 @@ namespace rp {
 struct ExecutorEntry {
   ActionKind kind;
   Outcome (*run)(ApplyContext& ctx, const Action& a);  // calls the kind's executor
-  // The engine may start every ready action of this kind in one parallel batch (module
-  // loads: one libkmod context per thread, apply/modules.cc).
-  bool batchable;
+  // Non-null: the engine starts every ready action of this kind in one batch through it,
+  // one outcome per action (module loads in parallel, one libkmod context per thread:
+  // apply/modules.cc).
+  std::vector<Outcome> (*batch)(ApplyContext& ctx, const std::vector<const Action*>& a);
 };
 
 const ExecutorEntry& executor_for(ActionKind k);

@@ -10,8 +10,6 @@
 namespace rp {
 namespace {
 
-constexpr char kLiveOnly[] = "acts on the running kernel only (--root DIR)";
-
 std::string join(const std::vector<std::string>& v, const std::string& sep) {
   std::string out;
   for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
@@ -27,7 +25,7 @@ std::string normalized(std::string s) {
 }  // namespace
 
 Outcome reload_module(ApplyContext& ctx, const Action& a, const ModuleLoading& how) {
-  if (!how.loader.dry_run && !ctx.live) return Outcome::skipped(kLiveOnly);
+  if (auto skip = live_only(ctx, how.loader.dry_run)) return *skip;
   const ModuleWanted want = wanted_of(a);
   const std::string module = normalized(want.module);
   const std::string sys = "/sys/module/" + module;
@@ -99,11 +97,6 @@ Outcome reload_module(ApplyContext& ctx, const Action& a, const ModuleLoading& h
   }
   if (!checked.empty()) o.detail += "; read back " + join(checked, " ");
   return o;
-}
-
-Outcome exec_reload_module(ApplyContext& ctx, const Action& a, const ReloadModule&) {
-  if (!ctx.live) return Outcome::skipped(kLiveOnly);
-  return reload_module(ctx, a, ModuleLoading{});
 }
 
 }  // namespace rp

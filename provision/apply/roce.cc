@@ -8,6 +8,7 @@
 
 #include "provision/apply/context.h"
 #include "provision/base/strings.h"
+#include "provision/inventory/shown.h"
 
 namespace rp {
 namespace {
@@ -126,7 +127,7 @@ Outcome exec_roce_mode(ApplyContext& ctx, const Action& a, const SetRoceMode& p)
 Outcome exec_roce_tos(ApplyContext& ctx, const Action& a, const SetRoceTos& p) {
   CmValue v{p.device, p.port, std::to_string(p.tos), "default_roce_tos", nullptr, nullptr};
   const uint64_t want = p.tos;
-  v.matches = [want](const std::string& shown) { return parse_uint(trim(shown)) == want; };
+  v.matches = [want](const std::string& shown) { return parse_roce_tos(shown) == want; };
   v.hint = [](int errnum) -> std::string {
     return errnum == ERANGE || errnum == EINVAL ? "the ToS is a number from 0 to 255" : "";
   };

@@ -12,8 +12,6 @@
 namespace rp {
 namespace {
 
-constexpr char kLiveOnly[] = "acts on the running kernel only (--root DIR)";
-
 std::string ib_dir(const std::string& dev) { return "/sys/class/infiniband/" + dev; }
 
 // The RDMA device that sits on `netdev`, if any: rxe names it in its `parent` file; siw
@@ -51,7 +49,7 @@ std::string hint_for(ApplyContext& ctx, const SoftLinkRequest& req, int errnum) 
 }  // namespace
 
 Outcome exec_soft_link(ApplyContext& ctx, const Action& a, const CreateSoftLink& p) {
-  if (!ctx.live) return Outcome::skipped(kLiveOnly);
+  if (auto skip = live_only(ctx)) return *skip;
   const SoftLinkRequest req{std::string(to_string(p.kind)), p.name, p.netdev};
   const std::string what = req.type + " device " + req.name + " on " + req.netdev;
   const std::string dir = ib_dir(req.name);

@@ -183,13 +183,6 @@ LinkLayer parse_link_layer(std::string_view s) {
   return LinkLayer::kUnknown;
 }
 
-LinkLayer mlx4_link_layer(std::string_view shown) {
-  shown = trim(shown);
-  if (shown == "ib" || shown == "auto (ib)") return LinkLayer::kInfiniBand;
-  if (shown == "eth" || shown == "auto (eth)") return LinkLayer::kEthernet;
-  return LinkLayer::kUnknown;
-}
-
 std::string_view to_string(LinkLayer l) {
   switch (l) {
     case LinkLayer::kInfiniBand:
@@ -219,6 +212,25 @@ std::string_view to_string(PortType t) {
       return "auto";
   }
   return "?";
+}
+
+LinkLayer Mlx4PortType::link_layer() const {
+  return effective == PortType::kEth ? LinkLayer::kEthernet : LinkLayer::kInfiniBand;
+}
+
+std::string Mlx4PortType::str() const {
+  const std::string type(to_string(effective));
+  return is_auto() ? "auto (" + type + ")" : type;
+}
+
+std::optional<IpoibMode> parse_ipoib_mode(std::string_view s) {
+  if (s == "datagram") return IpoibMode::kDatagram;
+  if (s == "connected") return IpoibMode::kConnected;
+  return std::nullopt;
+}
+
+std::string_view to_string(IpoibMode m) {
+  return m == IpoibMode::kConnected ? "connected" : "datagram";
 }
 
 std::string arphrd_name(int type) {

@@ -82,10 +82,27 @@ std::string_view to_string(LinkLayer l);
 // mlx4 port type written to mlx4_portN.
 enum class PortType { kIb, kEth, kAuto };
 std::optional<PortType> parse_port_type(std::string_view s);
-// The link layer an mlx4_portN file's value stands for: "ib", "eth", and "auto (ib)" /
-// "auto (eth)" for an auto port as currently sensed (mlx4/main.c show_port_type).
-LinkLayer mlx4_link_layer(std::string_view shown);
 std::string_view to_string(PortType t);
+
+// An mlx4 port's type as its mlx4_portN file shows it (mlx4/main.c show_port_type): what
+// it is configured as (ib, eth or auto) and what it runs as now (ib or eth; for an auto
+// port, the type currently sensed). The inventory reads it (inventory/shown.h).
+struct Mlx4PortType {
+  PortType configured = PortType::kIb;
+  PortType effective = PortType::kIb;  // never kAuto
+  bool is_auto() const { return configured == PortType::kAuto; }
+  LinkLayer link_layer() const;
+  bool operator==(const Mlx4PortType& o) const {
+    return configured == o.configured && effective == o.effective;
+  }
+  std::string str() const;  // as shown: "ib", "eth", "auto (eth)"
+};
+
+// IPoIB mode, with the values of IFLA_IPOIB_MODE (IPOIB_MODE_*, linux/if_link.h); the
+// words are those of /sys/class/net/<if>/mode (ipoib_main.c show_mode / set_mode).
+enum class IpoibMode : uint16_t { kDatagram = 0, kConnected = 1 };
+std::optional<IpoibMode> parse_ipoib_mode(std::string_view s);  // "datagram" | "connected"
+std::string_view to_string(IpoibMode m);
 
 // IPv4 or IPv6 address, parsed once from text.
 struct IpAddress {

@@ -7,6 +7,7 @@
 #include "provision/base/strings.h"
 #include "provision/inputs/text.h"
 #include "provision/kernel/verbs.h"
+#include "provision/plan/node_table.h"
 #include "provision/version.h"
 
 namespace rp {
@@ -239,6 +240,42 @@ bool root_usable(const Root& root, const Options& o, std::string_view command) {
   std::fprintf(stderr, "rdma-provision: %.*s: --root %s is not a directory\n",
                static_cast<int>(command.size()), command.data(), o.root.c_str());
   return false;
+}
+
+// Writes one of our own files under the root (Root::write_file_atomic). The callers:
+// write_run_file, and the files named by --output, --state-env and --metrics.
+bool write_own_file(const Root& root, const std::string& path, const std::string& text,
+                    std::string& err) {
+  auto st = root.write_file_atomic(path, text);
+  if (!st) err = st.error().str();
+  return st.ok();
+}
+
+// One of our files under /run (Root::check_write: nothing outside /sys and /run).
+bool write_run_file(const Root& root, const char* path, const std::string& text, std::string& err) {
+  if (auto st = Root::check_write(path); !st) {
+    err = st.error().str();
+    return false;
+  }
+  return write_own_file(root, path, text, err);
+}
+
+// In the initramfs messages go to the kernel log (console, dmesg, journal).
+Log::Sink make_sink(const Root& root, const std::string& choice) {
+  const bool initramfs = root.exists("/etc/initrd-release") || root.exists("/run/initramfs");
+  if (choice == "kmsg" || (choice == "auto" && initramfs && root.is_live())) {
+    return kmsg_sink(root.path("/dev/kmsg"));
+  }
+  return stderr_sink();
+}
+
+std::optional<Prepared> prepare(const Options& o, std::string_view command, bool discover) {
+  Root root(o.root);
+  if (!root_usable(root, o, command)) return std::nullopt;
+  Inventory inv = discover ? rp::discover(root, Detail::kPlan) : Inventory{};
+  Inputs in = load_inputs(root, o.inputs);
+  if (discover) resolve_node_table(inv, in.config);
+  return Prepared{std::move(root), std::move(inv), std::move(in)};
 }
 
 void print_diagnostics(const Diagnostics& d) {

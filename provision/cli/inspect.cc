@@ -6,7 +6,6 @@
 #include "provision/image/needs.h"
 #include "provision/inputs/load.h"
 #include "provision/inventory/inventory.h"
-#include "provision/plan/node_table.h"
 #include "provision/plan/plan.h"
 #include "provision/report/status.h"
 
@@ -21,12 +20,10 @@ int cmd_status(const Options& o) {
 }
 
 int cmd_check(const Options& o) {
-  Root root(o.root);
-  if (!root_usable(root, o, "check")) return kExitUsage;
-  Inventory inv = discover(root, Detail::kPlan);
-  Inputs in = load_inputs(root, o.inputs);
-  resolve_node_table(inv, in.config);     // the stage between loading and planning
-  Plan plan = make_plan(in.config, inv);  // its cross-checks against the machine
+  auto p = prepare(o, "check");
+  if (!p) return kExitUsage;
+  const Inputs& in = p->in;
+  Plan plan = make_plan(in.config, p->inv);  // its cross-checks against the machine
   print_diagnostics(in.diag);
   print_diagnostics(plan.diag);
   // A wait that can never be met is an action apply fails at once: a warning here.
@@ -48,18 +45,15 @@ int cmd_check(const Options& o) {
 }
 
 int cmd_plan(const Options& o) {
-  Root root(o.root);
-  if (!root_usable(root, o, "plan")) return kExitUsage;
-  Inventory inv = discover(root, Detail::kPlan);
-  Inputs in = load_inputs(root, o.inputs);
-  print_diagnostics(in.diag);
-  if (!in.diag.ok()) {
+  auto p = prepare(o, "plan");
+  if (!p) return kExitUsage;
+  print_diagnostics(p->in.diag);
+  if (!p->in.diag.ok()) {
     // Nothing is planned from an invalid input.
     std::fprintf(stderr, "rdma-provision: plan: invalid input, nothing planned\n");
     return kExitInvalid;
   }
-  resolve_node_table(inv, in.config);  // the stage between loading and planning
-  Plan plan = make_plan(in.config, inv);
+  Plan plan = make_plan(p->in.config, p->inv);
   print(o.json ? plan_json(plan) : plan_text(plan));
   return plan.diag.ok() ? kExitOk : kExitInvalid;
 }

@@ -9,29 +9,6 @@
 
 namespace rp {
 
-bool write_own_file(const Root& root, const std::string& path, const std::string& text,
-                    std::string& err) {
-  auto st = root.write_file_atomic(path, text);
-  if (!st) err = st.error().str();
-  return st.ok();
-}
-
-bool write_run_file(const Root& root, const char* path, const std::string& text, std::string& err) {
-  if (auto st = Root::check_write(path); !st) {
-    err = st.error().str();
-    return false;
-  }
-  return write_own_file(root, path, text, err);
-}
-
-Log::Sink make_sink(const Root& root, const std::string& choice) {
-  const bool initramfs = root.exists("/etc/initrd-release") || root.exists("/run/initramfs");
-  if (choice == "kmsg" || (choice == "auto" && initramfs && root.is_live())) {
-    return kmsg_sink(root.path("/dev/kmsg"));
-  }
-  return stderr_sink();
-}
-
 namespace {
 
 // The state for the real root and for the dracut hooks: JSON for tools, the same facts

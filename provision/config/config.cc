@@ -4,16 +4,6 @@
 
 namespace rp {
 
-std::optional<IpoibMode> parse_ipoib_mode(std::string_view s) {
-  if (s == "datagram") return IpoibMode::kDatagram;
-  if (s == "connected") return IpoibMode::kConnected;
-  return std::nullopt;
-}
-
-std::string_view to_string(IpoibMode m) {
-  return m == IpoibMode::kConnected ? "connected" : "datagram";
-}
-
 std::optional<RoceMode> parse_roce_mode(std::string_view s) {
   if (s == "v1") return RoceMode::kV1;
   if (s == "v2") return RoceMode::kV2;

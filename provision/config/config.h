@@ -24,10 +24,6 @@ struct Sourced {
   Source source;
 };
 
-enum class IpoibMode { kDatagram, kConnected };
-std::optional<IpoibMode> parse_ipoib_mode(std::string_view s);
-std::string_view to_string(IpoibMode m);
-
 enum class RoceMode { kV1, kV2 };
 std::optional<RoceMode> parse_roce_mode(std::string_view s);  // "v1" | "v2"
 std::string_view to_string(RoceMode m);                       // "v1" | "v2"

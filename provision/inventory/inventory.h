@@ -33,8 +33,9 @@ struct RdmaPort {
   // gid_attrs/ndevs has none (iWARP GIDs carry their netdev only since Linux 6.10,
   // cache.c config_non_roce_gid_cache).
   std::optional<MacAddress> gid_mac;
-  // rdma_cm defaults when the configfs directory exists ("" when unknown).
-  std::string cm_roce_mode, cm_roce_tos;
+  // rdma_cm defaults when the configfs directory exists ("" and nullopt when unknown).
+  std::string cm_roce_mode;            // "RoCE v2", "IB/RoCE v1"
+  std::optional<uint8_t> cm_roce_tos;  // shown.h parse_roce_tos
   // From libibverbs on the live system (0 = unknown): IB MTU enum values 1..5 -> bytes.
   unsigned active_mtu = 0, max_mtu = 0;
 };
@@ -63,9 +64,9 @@ struct RdmaDevice {
 // An mlx4 port-type file of a PCI function: /sys/bus/pci/devices/<bdf>/mlx4_port<N>.
 struct Mlx4PortFile {
   unsigned port = 0;
-  std::string value;      // "ib", "eth", "auto (eth)"
-  bool writable = false;  // 0444 on SR-IOV (multi-function) devices
-  std::string mtu;        // mlx4_port<N>_mtu when present ("2048", or "" on Ethernet ports)
+  std::optional<Mlx4PortType> type;  // shown "ib", "eth", "auto (eth)"; nullopt: unreadable
+  bool writable = false;             // 0444 on SR-IOV (multi-function) devices
+  std::optional<unsigned> mtu;       // mlx4_port<N>_mtu, read for IB ports only (2048)
 };
 
 struct PciFunction {
@@ -96,7 +97,7 @@ struct NetDev {
   // IPoIB only. A child made over rtnetlink (`ip link add ... type ipoib`) has no mode,
   // pkey or parent files (ipoib_vlan.c __ipoib_vlan_add adds them for create_child
   // children only): its parent comes from iflink, its P_Key from the broadcast address.
-  std::string ipoib_mode;  // "datagram" | "connected"; "" when there is no mode file
+  std::optional<IpoibMode> ipoib_mode;  // nullopt when there is no (readable) mode file
   std::optional<unsigned> pkey;
   std::string parent;  // P_Key child: the parent interface
   unsigned dev_port = 0;

@@ -7,6 +7,7 @@
 #include "provision/base/drivers.h"
 #include "provision/base/strings.h"
 #include "provision/inventory/inventory.h"
+#include "provision/inventory/shown.h"
 
 namespace rp {
 namespace {
@@ -122,7 +123,7 @@ void discover_rdma(const Root& root, Inventory& inv, bool full) {
       for (auto& p : d.ports) {
         const std::string port = "ports/" + std::to_string(p.num);
         p.cm_roce_mode = cm.read_or(port + "/default_roce_mode", "");
-        p.cm_roce_tos = cm.read_or(port + "/default_roce_tos", "");
+        p.cm_roce_tos = parse_roce_tos(cm.read_or(port + "/default_roce_tos", ""));
       }
     }
     inv.rdma.push_back(std::move(d));
@@ -150,12 +151,12 @@ void discover_pci(const Root& root, Inventory& inv, bool full) {
       if (!value && !dir.exists(file)) continue;  // not an mlx4 function
       Mlx4PortFile m;
       m.port = port;
-      m.value = value ? *value : "";
+      if (value) m.type = parse_mlx4_port_type(*value);
       m.writable = dir.is_writable(file);
       // Reading an Ethernet port's mlx4_portN_mtu makes the kernel log "port level mtu is
       // only used for IB ports" (mlx4/main.c show_port_ib_mtu) on every run: IB ports only.
-      if (mlx4_link_layer(m.value) == LinkLayer::kInfiniBand)
-        m.mtu = dir.read_or(file + "_mtu", "");
+      if (m.type && m.type->link_layer() == LinkLayer::kInfiniBand)
+        m.mtu = read_uint(dir, (file + "_mtu").c_str());
       f.mlx4_ports.push_back(std::move(m));
     }
     // Only functions that matter to RDMA provisioning: a known RDMA-capable driver, mlx4
@@ -232,7 +233,7 @@ void enrich_netdevs(const Root& root, Inventory& inv) {
         }
       }
       n.dev_port = dev_port.value_or(0);
-      n.ipoib_mode = dir.read_or("mode", "");
+      if (auto mode = dir.read("mode")) n.ipoib_mode = parse_shown_ipoib_mode(*mode);
       if (auto pk = dir.read("pkey")) {
         if (auto v = parse_hex(trim(*pk)); v && *v <= 0xffff) n.pkey = static_cast<unsigned>(*v);
       }

@@ -81,6 +81,8 @@ struct ModuleLoader::Impl {
   // The probe list checked against the root before anything is inserted, so that a
   // missing file fails the load before half of it happened. false: r says why.
   bool preflight(ModuleLoadReport& r, kmod_module* mod, const std::string& extra);
+  // The module of r.module, when this loader may insert it; else r says why not.
+  ModulePtr module_to_insert(ModuleLoadReport& r);
   // The insertions, one step at a time with kmod_module_probe_insert_module()'s rules.
   void insert_steps(ModuleLoadReport& r, kmod_module* mod,
                     std::chrono::steady_clock::time_point until);

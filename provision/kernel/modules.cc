@@ -145,29 +145,48 @@ ModuleState ModuleLoader::Impl::state(const std::string& module_in) {
   return root.is_dir(dir) ? ModuleState::kComing : ModuleState::kNotLoaded;
 }
 
+ModulePtr ModuleLoader::Impl::module_to_insert(ModuleLoadReport& r) {
+  messages.clear();
+  if (!may_touch_kernel()) {
+    // The modules under a fixture root were not built for the running kernel.
+    fail(r, r.module,
+         "refusing to insert module " + r.module + " from " + root.dir() +
+             " into the running kernel (only the live root loads modules)");
+    return nullptr;
+  }
+  kmod_module* raw = nullptr;
+  const int err = kmod_module_new_from_name_lookup(ctx.get(), r.module.c_str(), &raw);
+  ModulePtr mod(raw);
+  if (err < 0 || !mod) {
+    fail(r, r.module, not_found(r.module).what);
+    return nullptr;
+  }
+  return mod;
+}
+
 ModuleLoadReport ModuleLoader::load(const std::string& module_in, const std::string& extra,
                                     std::chrono::steady_clock::time_point until) {
   Impl& im = *impl_;
   ModuleLoadReport r;
   r.module = normalize(module_in);
-  im.messages.clear();
-  if (!im.may_touch_kernel()) {
-    // The modules under a fixture root were not built for the running kernel.
-    im.fail(r, r.module,
-            "refusing to insert module " + r.module + " from " + im.root.dir() +
-                " into the running kernel (only the live root loads modules)");
-    return r;
-  }
-  kmod_module* raw = nullptr;
-  const int err = kmod_module_new_from_name_lookup(im.ctx.get(), r.module.c_str(), &raw);
-  ModulePtr mod(raw);
-  if (err < 0 || !mod) {
-    im.fail(r, r.module, im.not_found(r.module).what);
-    return r;
-  }
+  ModulePtr mod = im.module_to_insert(r);
+  if (!mod) return r;
   if (im.present_already(r, extra) || !im.preflight(r, mod.get(), extra)) return r;
   if (im.options.dry_run) {
     im.removed.erase(r.module);
+    r.status = LoadStatus::kWouldInsert;
+    return r;
+  }
+  im.insert_steps(r, mod.get(), until);
+  return r;
+}
+
+ModuleLoadReport ModuleLoader::insert_planned(ModuleLoadReport r,
+                                              std::chrono::steady_clock::time_point until) {
+  Impl& im = *impl_;
+  ModulePtr mod = im.module_to_insert(r);
+  if (!mod) return r;
+  if (im.options.dry_run) {
     r.status = LoadStatus::kWouldInsert;
     return r;
   }

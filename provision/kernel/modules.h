@@ -118,6 +118,12 @@ class ModuleLoader {
   ModuleLoadReport load(const std::string& module, const std::string& extra_options,
                         std::chrono::steady_clock::time_point until);
 
+  // Inserts what a dry-run load() found for a module (the pre-flight: its steps, options
+  // and notes, in `planned`) with the rules of load(), without resolving and checking it
+  // again: a batch pre-flights each module once, serially, and inserts in parallel.
+  ModuleLoadReport insert_planned(ModuleLoadReport planned,
+                                  std::chrono::steady_clock::time_point until);
+
   // delete_module(2) without waiting (only from the live root, unless through an
   // inserter). Errors name the module: in use, not loaded.
   Status remove(const std::string& module);

@@ -1,7 +1,7 @@
+// Route netlink: links (list, get, up, rename, MTU, IPoIB mode, P_Key children);
+// addresses and routes are in rtnl_addr.cc.
 #include "provision/kernel/rtnl.h"
 
-#include <arpa/inet.h>
-#include <linux/if_addr.h>
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
@@ -27,8 +27,8 @@ using rtnl_internal::check_name;
 using rtnl_internal::link_header;
 
 // Our IPoIB mode values are the kernel's.
-static_assert(static_cast<uint16_t>(IpoibLinkMode::kDatagram) == IPOIB_MODE_DATAGRAM);
-static_assert(static_cast<uint16_t>(IpoibLinkMode::kConnected) == IPOIB_MODE_CONNECTED);
+static_assert(static_cast<uint16_t>(IpoibMode::kDatagram) == IPOIB_MODE_DATAGRAM);
+static_assert(static_cast<uint16_t>(IpoibMode::kConnected) == IPOIB_MODE_CONNECTED);
 
 namespace {
 
@@ -144,8 +144,9 @@ std::optional<LinkInfo> parse_link(const nlmsghdr* h) {
     if (l.kind == "ipoib" && info[IFLA_INFO_DATA] &&
         nla_parse_nested(data, IFLA_IPOIB_MAX, info[IFLA_INFO_DATA], nullptr) == 0) {
       if (data[IFLA_IPOIB_MODE] && nla_len(data[IFLA_IPOIB_MODE]) == 2) {
-        l.ipoib_mode = nla_get_u16(data[IFLA_IPOIB_MODE]) == 1 ? IpoibLinkMode::kConnected
-                                                               : IpoibLinkMode::kDatagram;
+        l.ipoib_mode = nla_get_u16(data[IFLA_IPOIB_MODE]) == IPOIB_MODE_CONNECTED
+                           ? IpoibMode::kConnected
+                           : IpoibMode::kDatagram;
       }
       if (data[IFLA_IPOIB_PKEY] && nla_len(data[IFLA_IPOIB_PKEY]) == 2) {
         l.ipoib_pkey = nla_get_u16(data[IFLA_IPOIB_PKEY]);
@@ -259,7 +260,7 @@ Result<nl::MsgPtr> build_pkey_child(const PkeyChildSpec& spec, int parent_ifinde
   return b.finish("create " + spec.name);
 }
 
-Result<nl::MsgPtr> build_ipoib_mode(int ifindex, IpoibLinkMode mode) {
+Result<nl::MsgPtr> build_ipoib_mode(int ifindex, IpoibMode mode) {
   nl::MsgBuilder b(RTM_NEWLINK, NLM_F_REQUEST | NLM_F_ACK);
   b.header(link_header(ifindex))
       .begin_nest(IFLA_LINKINFO)
@@ -273,7 +274,7 @@ Result<nl::MsgPtr> build_ipoib_mode(int ifindex, IpoibLinkMode mode) {
 
 }  // namespace rtnl_internal
 
-Status rtnl_set_ipoib_mode(const std::string& ifname, IpoibLinkMode mode) {
+Status rtnl_set_ipoib_mode(const std::string& ifname, IpoibMode mode) {
   auto link = rtnl_get_link(ifname);
   if (!link) return link.error();
   auto msg = rtnl_internal::build_ipoib_mode(link->ifindex, mode);
@@ -282,7 +283,7 @@ Status rtnl_set_ipoib_mode(const std::string& ifname, IpoibLinkMode mode) {
   if (!sock) return sock.error();
   nl::Answer a = nl::exchange(sock->get(), msg->get());
   if (a.errnum != 0) {
-    const char* name = mode == IpoibLinkMode::kConnected ? "connected" : "datagram";
+    const std::string name(to_string(mode));
     std::string what = std::string("cannot set IPoIB mode ") + name;
     // rtnetlink.c __rtnl_newlink: EOPNOTSUPP when the link's ops are not ipoib's (another
     // kind of link, or ib_ipoib not loaded); ipoib_netlink.c ipoib_changelink passes
@@ -293,7 +294,7 @@ Status rtnl_set_ipoib_mode(const std::string& ifname, IpoibLinkMode mode) {
               std::to_string(link->type) + (link->kind.empty() ? "" : ", kind " + link->kind) + ")";
     } else if (a.errnum == EOPNOTSUPP) {
       what += ": the kernel has no ipoib link type (ib_ipoib is not loaded)";
-    } else if (a.errnum == EINVAL && mode == IpoibLinkMode::kConnected) {
+    } else if (a.errnum == EINVAL && mode == IpoibMode::kConnected) {
       what += ": the HCA does not support connected mode (IPOIB_CM_SUPPORTED is not set)";
     }
     return make_error(ifname, nl::with_kernel_msg(what, a), a.errnum);
@@ -319,7 +320,7 @@ Error pkey_child_error(const PkeyChildSpec& spec, int errnum, const std::string&
       break;
     case EINVAL:
       what += ": refused (P_Keys 0x0000 and 0x8000 are invalid, a child cannot have children";
-      what += spec.mode == IpoibLinkMode::kConnected ? ", connected mode needs CM support)" : ")";
+      what += spec.mode == IpoibMode::kConnected ? ", connected mode needs CM support)" : ")";
       break;
     default:
       break;
@@ -339,127 +340,6 @@ Status rtnl_add_pkey_child(const PkeyChildSpec& spec) {
   nl::Answer a = nl::exchange(sock->get(), msg->get());
   if (a.errnum != 0) return pkey_child_error(spec, a.errnum, a.kernel_msg);
   return ok_status();
-}
-
-Status rtnl_add_address(const std::string& ifname, const IpPrefix& address) {
-  auto link = rtnl_get_link(ifname);
-  if (!link) return link.error();
-  ifaddrmsg ifa{};
-  ifa.ifa_family = address.address.v6 ? AF_INET6 : AF_INET;
-  ifa.ifa_prefixlen = static_cast<uint8_t>(address.length);
-  ifa.ifa_scope = RT_SCOPE_UNIVERSE;
-  ifa.ifa_index = static_cast<uint32_t>(link->ifindex);
-  const auto& a = address.address;
-  nl::MsgBuilder b(RTM_NEWADDR, NLM_F_CREATE | NLM_F_EXCL);
-  b.header(ifa).put(IFA_LOCAL, a.bytes.data(), a.size()).put(IFA_ADDRESS, a.bytes.data(), a.size());
-  if (!a.v6 && address.length <= 30) {
-    // The broadcast address, as NetworkManager and dracut's ifup set it.
-    uint32_t host;
-    std::memcpy(&host, a.bytes.data(), 4);
-    host = ntohl(host) | (address.length == 0 ? ~0u : (~0u >> address.length));
-    const uint32_t brd = htonl(host);
-    b.put(IFA_BROADCAST, &brd, sizeof brd);
-  }
-  return change(b, ifname, "cannot add address " + address.str());
-}
-
-Result<std::vector<IpPrefix>> rtnl_global_addresses(int ifindex) {
-  ifaddrmsg ifa{};
-  ifa.ifa_family = AF_UNSPEC;
-  nl::MsgBuilder b(RTM_GETADDR, NLM_F_DUMP);
-  b.header(ifa);
-  auto msg = b.finish("list addresses");
-  if (!msg) return msg.error();
-  auto sock = rtnl_internal::route_socket();
-  if (!sock) return sock.error();
-  std::vector<IpPrefix> out;
-  nl::Answer a = nl::exchange(sock->get(), msg->get(), [&](const nlmsghdr* h) {
-    if (h->nlmsg_type != RTM_NEWADDR || h->nlmsg_len < NLMSG_LENGTH(sizeof(ifaddrmsg))) return;
-    const auto* m = static_cast<const ifaddrmsg*>(NLMSG_DATA(h));
-    if (static_cast<int>(m->ifa_index) != ifindex || m->ifa_scope != RT_SCOPE_UNIVERSE) return;
-    const size_t size = m->ifa_family == AF_INET6 ? 16 : m->ifa_family == AF_INET ? 4 : 0;
-    if (size == 0) return;
-    // IFA_LOCAL is the address itself on IPv4 point-to-point links; IFA_ADDRESS otherwise.
-    const rtattr* local = nullptr;
-    const rtattr* address = nullptr;
-    int len = static_cast<int>(IFA_PAYLOAD(h));
-    for (const rtattr* r = IFA_RTA(m); RTA_OK(r, len); r = RTA_NEXT(r, len)) {
-      if (r->rta_type == IFA_LOCAL) local = r;
-      if (r->rta_type == IFA_ADDRESS) address = r;
-    }
-    const rtattr* use = local ? local : address;
-    if (!use || RTA_PAYLOAD(use) != size) return;
-    IpPrefix p;
-    p.address.v6 = size == 16;
-    std::memcpy(p.address.bytes.data(), RTA_DATA(use), size);
-    p.length = m->ifa_prefixlen;
-    out.push_back(p);
-  });
-  if (a.errnum != 0) {
-    return make_error("ifindex " + std::to_string(ifindex),
-                      nl::with_kernel_msg("cannot list addresses", a), a.errnum);
-  }
-  return out;
-}
-
-Result<int> rtnl_route_interface(const IpAddress& destination) {
-  rtmsg rt{};
-  rt.rtm_family = destination.v6 ? AF_INET6 : AF_INET;
-  rt.rtm_dst_len = static_cast<uint8_t>(destination.size() * 8);
-  nl::MsgBuilder b(RTM_GETROUTE, 0);
-  b.header(rt);
-  b.put(RTA_DST, destination.bytes.data(), destination.size());
-  auto msg = b.finish("route get " + destination.str());
-  if (!msg) return msg.error();
-  auto sock = rtnl_internal::route_socket();
-  if (!sock) return sock.error();
-  int oif = 0;
-  nl::Answer a = nl::exchange(sock->get(), msg->get(), [&](const nlmsghdr* h) {
-    if (h->nlmsg_type != RTM_NEWROUTE || h->nlmsg_len < NLMSG_LENGTH(sizeof(rtmsg))) return;
-    const auto* m = static_cast<const rtmsg*>(NLMSG_DATA(h));
-    int len = static_cast<int>(RTM_PAYLOAD(h));
-    for (const rtattr* r = RTM_RTA(m); RTA_OK(r, len); r = RTA_NEXT(r, len)) {
-      if (r->rta_type == RTA_OIF && RTA_PAYLOAD(r) == sizeof(uint32_t)) {
-        oif = static_cast<int>(*static_cast<const uint32_t*>(RTA_DATA(r)));
-      }
-    }
-  });
-  if (a.errnum != 0) {
-    return make_error(destination.str(), nl::with_kernel_msg("no route", a), a.errnum);
-  }
-  if (oif == 0) return make_error(destination.str(), "the route has no interface", ENETUNREACH);
-  return oif;
-}
-
-Status rtnl_add_route(const std::string& ifname, const std::optional<IpPrefix>& destination,
-                      const std::optional<IpAddress>& gateway) {
-  const std::string shown = (destination ? destination->str() : std::string("default")) +
-                            (gateway ? " via " + gateway->str() : std::string(""));
-  if (!destination && !gateway) {
-    return make_error(ifname, "cannot add route default: a default route needs a gateway", EINVAL);
-  }
-  const bool v6 = destination ? destination->address.v6 : gateway->v6;
-  if (gateway && gateway->v6 != v6) {
-    return make_error(ifname, "cannot add route " + shown + ": the gateway's family differs",
-                      EINVAL);
-  }
-  auto link = rtnl_get_link(ifname);
-  if (!link) return link.error();
-  rtmsg rt{};
-  rt.rtm_family = v6 ? AF_INET6 : AF_INET;
-  rt.rtm_dst_len = static_cast<uint8_t>(destination ? destination->length : 0);
-  rt.rtm_table = RT_TABLE_MAIN;
-  rt.rtm_protocol = RTPROT_BOOT;
-  rt.rtm_scope = gateway ? RT_SCOPE_UNIVERSE : RT_SCOPE_LINK;
-  rt.rtm_type = RTN_UNICAST;
-  nl::MsgBuilder b(RTM_NEWROUTE, NLM_F_CREATE | NLM_F_EXCL);
-  b.header(rt);
-  if (destination && destination->length > 0) {
-    b.put(RTA_DST, destination->address.bytes.data(), destination->address.size());
-  }
-  if (gateway) b.put(RTA_GATEWAY, gateway->bytes.data(), gateway->size());
-  b.put_u32(RTA_OIF, static_cast<uint32_t>(link->ifindex));
-  return change(b, ifname, "cannot add route " + shown);
 }
 
 }  // namespace rp

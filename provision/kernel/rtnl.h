@@ -20,8 +20,6 @@
 
 namespace rp {
 
-enum class IpoibLinkMode : uint16_t { kDatagram = 0, kConnected = 1 };  // IPOIB_MODE_*
-
 struct LinkInfo {
   std::string name;
   int ifindex = 0;
@@ -40,7 +38,7 @@ struct LinkInfo {
   int iflink = 0;
   // IPoIB's link data (ipoib_netlink.c ipoib_fill_info), on rtnl_get_link() answers; what
   // tells the mode of a child made over rtnetlink, which has no sysfs mode file.
-  std::optional<IpoibLinkMode> ipoib_mode;
+  std::optional<IpoibMode> ipoib_mode;
   std::optional<uint16_t> ipoib_pkey;
 };
 
@@ -66,15 +64,15 @@ struct PkeyChildSpec {
   std::string parent;  // ib0
   std::string name;    // ib0.8001
   uint16_t pkey = 0;
-  std::optional<IpoibLinkMode> mode;  // unset: the kernel's default (datagram)
-  std::optional<bool> umcast;         // unset: the kernel's default (off)
+  std::optional<IpoibMode> mode;  // unset: the kernel's default (datagram)
+  std::optional<bool> umcast;     // unset: the kernel's default (off)
 };
 Status rtnl_add_pkey_child(const PkeyChildSpec& spec);
 
 // Sets the IPoIB mode of an existing parent or child: RTM_NEWLINK with IFLA_IPOIB_MODE in
 // the ipoib link data (ipoib_netlink.c ipoib_changelink -> ipoib_set_mode), which works
 // where the sysfs mode file does not exist (children made over rtnetlink).
-Status rtnl_set_ipoib_mode(const std::string& ifname, IpoibLinkMode mode);
+Status rtnl_set_ipoib_mode(const std::string& ifname, IpoibMode mode);
 // The error rtnl_add_pkey_child() reports when the kernel refuses with `errnum`.
 Error pkey_child_error(const PkeyChildSpec& spec, int errnum, const std::string& kernel_msg);
 

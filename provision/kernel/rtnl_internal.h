@@ -1,4 +1,4 @@
-// What rtnl.cc, link_watcher.cc and the tests' rtnl_testing.cc share (private to
+// What rtnl.cc, rtnl_addr.cc, link_watcher.cc and the tests' rtnl_testing.cc share (private to
 // provision/kernel).
 #pragma once
 
@@ -29,7 +29,7 @@ Status change(nl::MsgBuilder& b, const std::string& where, const std::string& wh
 Result<nl::MsgPtr> build_pkey_child(const PkeyChildSpec& spec, int parent_ifindex);
 
 // The RTM_NEWLINK request that sets the IPoIB mode of the link `ifindex`.
-Result<nl::MsgPtr> build_ipoib_mode(int ifindex, IpoibLinkMode mode);
+Result<nl::MsgPtr> build_ipoib_mode(int ifindex, IpoibMode mode);
 
 // An RTM_NEWLINK/RTM_DELLINK message as a LinkInfo; nullopt when it does not parse.
 std::optional<LinkInfo> parse_link(const nlmsghdr* h);

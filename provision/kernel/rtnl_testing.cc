@@ -47,7 +47,7 @@ Result<std::vector<uint8_t>> rtnl_pkey_child_request(const PkeyChildSpec& spec,
   return nl::bytes_of(msg->get());
 }
 
-Result<std::vector<uint8_t>> rtnl_ipoib_mode_request(int ifindex, IpoibLinkMode mode) {
+Result<std::vector<uint8_t>> rtnl_ipoib_mode_request(int ifindex, IpoibMode mode) {
   auto msg = rtnl_internal::build_ipoib_mode(ifindex, mode);
   if (!msg) return msg.error();
   return nl::bytes_of(msg->get());

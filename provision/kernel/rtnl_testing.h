@@ -22,7 +22,7 @@ Status rtnl_delete_link(const std::string& name);
 Result<std::vector<uint8_t>> rtnl_pkey_child_request(const PkeyChildSpec& spec, int parent_ifindex);
 
 // The request rtnl_set_ipoib_mode() sends for the link with `ifindex`.
-Result<std::vector<uint8_t>> rtnl_ipoib_mode_request(int ifindex, IpoibLinkMode mode);
+Result<std::vector<uint8_t>> rtnl_ipoib_mode_request(int ifindex, IpoibMode mode);
 
 // What rtnl_list_links() and rtnl_get_link() make of one reply message of `len` bytes
 // (RTM_NEWLINK); nullopt when it does not parse. For the fuzz target.

@@ -26,8 +26,7 @@ unsigned link_mtu_of(const Config& cfg, const Inventory& inv, const NetDev& n) {
       for (const auto& f : inv.pci) {
         if (!(f.address == *d.pci)) continue;
         for (const auto& m : f.mlx4_ports)
-          if (m.port == p.num && parse_uint(m.mtu))
-            return static_cast<unsigned>(*parse_uint(m.mtu));
+          if (m.port == p.num && m.mtu) return *m.mtu;
       }
     }
   }
@@ -111,8 +110,7 @@ void plan_ipoib(PlanBuilder& b) {
       continue;
     }
     const IpoibMode mode =
-        s.mode ? s.mode->value
-               : (n && n->ipoib_mode == "connected" ? IpoibMode::kConnected : IpoibMode::kDatagram);
+        s.mode ? s.mode->value : (n && n->ipoib_mode ? *n->ipoib_mode : IpoibMode::kDatagram);
     if (s.mode && mode == IpoibMode::kConnected && n && !connected_possible(*n)) {
       b.diag().error(s.mode->source, no_connected_mode(b.inv, *n, ifname));
       continue;
@@ -134,12 +132,15 @@ void plan_ipoib(PlanBuilder& b) {
       }
     }
     std::optional<size_t> last = f->producer;
-    if (s.mode && (!n || n->ipoib_mode != to_string(mode))) {
+    if (s.mode && (!n || n->ipoib_mode != mode)) {
       // A child created by this plan gets its mode at creation.
       const bool at_create =
           f->producer && b.action(*f->producer).kind() == ActionKind::kCreatePkeyChild;
       if (!at_create) {
-        Action a{SetIpoibMode{ifname, mode}, n ? n->ipoib_mode : "unknown", s.mode->source};
+        const std::string_view cur = !n              ? "unknown"
+                                     : n->ipoib_mode ? to_string(*n->ipoib_mode)
+                                                     : "";
+        Action a{SetIpoibMode{ifname, mode}, std::string(cur), s.mode->source};
         if (!n) a.waiting_for = ifname;
         PlanBuilder::need(a, last);
         last = b.add(std::move(a));

@@ -10,11 +10,6 @@
 namespace rp {
 namespace {
 
-// "auto (eth)": the port is configured auto and currently sensed as eth (show_port_type).
-std::string normalized_port_type(const std::string& sysfs_value) {
-  return starts_with(sysfs_value, "auto") ? "auto" : sysfs_value;
-}
-
 const PciFunction* function_at(const Inventory& inv, const PciAddress& pci) {
   for (const auto& f : inv.pci)
     if (f.address == pci) return &f;
@@ -107,23 +102,26 @@ void plan_port_types(PlanBuilder& b) {
              (fn->driver.empty() ? "none" : fn->driver) + ")");
       continue;
     }
-    auto current = [&](unsigned port) -> std::string {
+    // What the port is configured as ("auto (eth)" is auto); nullopt when unknown.
+    auto current = [&](unsigned port) -> std::optional<Mlx4PortType> {
       const Mlx4PortFile* m = port_file(*fn, port);
-      return m ? m->value : "";
+      return m ? m->type : std::nullopt;
     };
-    auto wanted = [&](unsigned port) -> std::string {
+    auto wanted = [&](unsigned port) -> std::optional<PortType> {
       const auto& t = s.type[port - 1];
-      return t ? std::string(to_string(t->value)) : normalized_port_type(current(port));
+      if (t) return t->value;
+      if (auto c = current(port)) return c->configured;
+      return std::nullopt;
     };
     // eth,eth: the kernel validates a port against the other port's staged type
     // (mlx4_check_port_params), so port 2 goes first; otherwise port 1 first (the executor
     // retries the other order).
     std::vector<unsigned> order = {1, 2};
-    if (wanted(1) == "eth" && wanted(2) == "eth") order = {2, 1};
+    if (wanted(1) == PortType::kEth && wanted(2) == PortType::kEth) order = {2, 1};
     auto changes = [&](unsigned port) {
       const auto& t = s.type[port - 1];
-      const std::string cur = current(port);
-      return t && (cur.empty() || normalized_port_type(cur) != to_string(t->value));
+      const auto cur = current(port);
+      return t && (!cur || cur->configured != t->value);
     };
     const bool both = changes(1) && changes(2) && !single;
     std::optional<size_t> last;
@@ -135,13 +133,13 @@ void plan_port_types(PlanBuilder& b) {
       }
       if (!changes(port)) continue;
       const auto& t = s.type[port - 1];
-      const std::string cur = current(port);
+      const auto cur = current(port);
       SetPortType params{pci, port, t->value, std::nullopt, false};
       if (both) {
         params.other = s.type[2 - port]->value;
         params.other_first = port == order[1];
       }
-      Action a{params, cur.empty() ? "absent" : cur, t->source};
+      Action a{params, cur ? cur->str() : "absent", t->source};
       if (fn->mlx4_ports.empty()) a.waiting_for = "mlx4_core to create mlx4_port files";
       PlanBuilder::need(a, loader);
       // The two ports of a card do not depend on each other: a refused port 1 (staged
@@ -161,9 +159,10 @@ void plan_port_types(PlanBuilder& b) {
         continue;
       }
       const Mlx4PortFile* m = port_file(*fn, port);
-      const std::string cur = m ? m->mtu : "";
-      if (cur == std::to_string(mtu->value)) continue;
-      Action a{SetPortMtu{pci, port, mtu->value}, cur.empty() ? "unknown" : cur, mtu->source};
+      const std::optional<unsigned> cur = m ? m->mtu : std::nullopt;
+      if (cur == mtu->value) continue;
+      Action a{SetPortMtu{pci, port, mtu->value}, cur ? std::to_string(*cur) : "unknown",
+               mtu->source};
       PlanBuilder::need(a, last);
       last = b.add(std::move(a));
       b.add_port_action(*last);

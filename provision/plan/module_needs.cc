@@ -12,8 +12,8 @@ bool contains(const std::vector<PciAddress>& v, const PciAddress& a) {
 }
 
 // "auto (eth)" is driven by mlx4_en as much as "eth".
-bool is_eth(const std::string& sysfs_port_type) {
-  return mlx4_link_layer(sysfs_port_type) == LinkLayer::kEthernet;
+bool is_eth(const Mlx4PortFile& p) {
+  return p.type && p.type->link_layer() == LinkLayer::kEthernet;
 }
 
 const PciFunction* function_at(const Inventory& inv, const PciAddress& pci) {
@@ -250,7 +250,7 @@ Machine machine_of(const Config& cfg, const Inventory& inv) {
   for (const auto& f : inv.pci) {
     bool has_device = false;
     for (const auto& d : inv.rdma) has_device |= d.pci && *d.pci == f.address;
-    for (const auto& p : f.mlx4_ports) m.mlx4_eth |= is_eth(p.value);
+    for (const auto& p : f.mlx4_ports) m.mlx4_eth |= is_eth(p);
     if (auto rdma = rdma_driver_for(f.driver, f.device)) {
       m.hardware.push_back(
           {std::string(*rdma), "hardware: " + f.address.str() + " is driven by " + f.driver});
@@ -263,8 +263,8 @@ Machine machine_of(const Config& cfg, const Inventory& inv) {
     } else if (!f.mlx4_ports.empty()) {
       m.any = true;
       for (const auto& p : f.mlx4_ports) {
-        m.infiniband |= mlx4_link_layer(p.value) == LinkLayer::kInfiniBand;
-        m.roce |= is_eth(p.value);
+        m.infiniband |= p.type && p.type->link_layer() == LinkLayer::kInfiniBand;
+        m.roce |= is_eth(p);
       }
     } else if (rdma_driver_for(f.driver, f.device)) {
       m.any = m.infiniband = m.roce = m.iwarp = true;

@@ -66,5 +66,9 @@ std::optional<VerifyPeer> configured_peer(const Config& cfg, std::string* reason
 
 std::string plan_text(const Plan& plan);
 std::string plan_json(const Plan& plan);
+// The plan's "notes" and "deferred_modules" arrays, written into the object `w` has open:
+// the plan's JSON and the state file's (report/handoff.cc) share them.
+class JsonWriter;
+void notes_json(JsonWriter& w, const Plan& plan);
 
 }  // namespace rp

@@ -34,6 +34,16 @@ std::string plan_text(const Plan& plan) {
   return o;
 }
 
+void notes_json(JsonWriter& w, const Plan& plan) {
+  w.key("notes").begin_array();
+  for (const auto& n : plan.notes) w.value(n);
+  w.end_array();
+  // Left for the real root to load (rdma-provision.service there does).
+  w.key("deferred_modules").begin_array();
+  for (const auto& m : plan.deferred_modules) w.value(m);
+  w.end_array();
+}
+
 std::string plan_json(const Plan& plan) {
   JsonWriter w;
   w.begin_object().field("enabled", plan.enabled).field("deadline_s", plan.timeout_s);
@@ -51,12 +61,7 @@ std::string plan_json(const Plan& plan) {
     w.end_array().end_object();
   }
   w.end_array();
-  w.key("notes").begin_array();
-  for (const auto& n : plan.notes) w.value(n);
-  w.end_array();
-  w.key("deferred_modules").begin_array();
-  for (const auto& m : plan.deferred_modules) w.value(m);
-  w.end_array();
+  notes_json(w, plan);
   w.key("warnings").begin_array();
   for (const auto& e : plan.diag.warnings) w.value(e.str());
   w.end_array();

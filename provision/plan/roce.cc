@@ -160,9 +160,10 @@ void plan_roce(PlanBuilder& b) {
   }
   for (const auto& [k, t] : toses) {
     const PortRef& r = refs.at(k);
-    const std::string cur = r.present ? r.present->cm_roce_tos : "";
-    if (cur == std::to_string(t.value)) continue;
-    Action a = roce_action(SetRoceTos{k.first, k.second, t.value}, k, r, cur, t.source, cm);
+    const std::optional<uint8_t> cur = r.present ? r.present->cm_roce_tos : std::nullopt;
+    if (cur == t.value) continue;
+    Action a = roce_action(SetRoceTos{k.first, k.second, t.value}, k, r,
+                           cur ? std::to_string(*cur) : "", t.source, cm);
     if (auto it = mode_action.find(k); it != mode_action.end()) PlanBuilder::need(a, it->second);
     b.add(std::move(a));
   }

@@ -155,13 +155,7 @@ std::string state_json(const Config& cfg, const Plan& plan, const ApplyReport* r
     w.end_object();
   }
   w.end_array();
-  w.key("notes").begin_array();
-  for (const auto& n : plan.notes) w.value(n);
-  w.end_array();
-  // Left for the real root to load (rdma-provision.service there does).
-  w.key("deferred_modules").begin_array();
-  for (const auto& m : plan.deferred_modules) w.value(m);
-  w.end_array();
+  notes_json(w, plan);
   w.end_object();
   return w.str();
 }

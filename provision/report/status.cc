@@ -13,12 +13,15 @@ std::string or_dash(const std::string& s) { return s.empty() ? "-" : s; }
 // A RoCE port's rdma_cm defaults (drivers/infiniband/core/cma_configfs.c): readable only
 // where the device's configfs directory exists, which reading must not create.
 std::string roce_line(const std::string& dev, const RdmaPort& p) {
-  if (p.cm_roce_mode.empty() && p.cm_roce_tos.empty()) {
+  if (p.cm_roce_mode.empty() && !p.cm_roce_tos) {
     return "      RoCE defaults: the kernel's (no /sys/kernel/config/rdma_cm/" + dev + ")\n";
   }
   return "      RoCE defaults: mode " + or_dash(p.cm_roce_mode) + ", ToS " +
-         or_dash(p.cm_roce_tos) + "\n";
+         (p.cm_roce_tos ? std::to_string(*p.cm_roce_tos) : "-") + "\n";
 }
+
+// As mlx4_port<N> shows it ("auto (eth)"); "" when it was unreadable.
+std::string type_shown(const Mlx4PortFile& m) { return m.type ? m.type->str() : ""; }
 
 std::string port_state_word(const RdmaPort& p) {
   // phys_state "5: LinkUp" -> "LinkUp"
@@ -72,9 +75,9 @@ std::string status_text(const Inventory& inv) {
       if (f.mlx4_ports.empty()) continue;
       o += "  " + f.address.str();
       for (const auto& m : f.mlx4_ports) {
-        o +=
-            "  port " + std::to_string(m.port) + " " + m.value + (m.writable ? "" : " (read-only)");
-        if (!m.mtu.empty()) o += " mtu " + m.mtu;
+        o += "  port " + std::to_string(m.port) + " " + type_shown(m) +
+             (m.writable ? "" : " (read-only)");
+        if (m.mtu) o += " mtu " + std::to_string(*m.mtu);
       }
       o += "\n";
     }
@@ -85,7 +88,7 @@ std::string status_text(const Inventory& inv) {
          std::to_string(n.mtu) + "  " + (n.admin_up ? "up" : "down") + "/" + or_dash(n.operstate);
     if (n.carrier) o += "  carrier";
     if (!n.driver.empty()) o += "  driver " + n.driver;
-    if (!n.ipoib_mode.empty()) o += "  mode " + n.ipoib_mode;
+    if (n.ipoib_mode) o += "  mode " + std::string(to_string(*n.ipoib_mode));
     if (n.pkey) o += "  pkey 0x" + hex(*n.pkey, 4);
     if (!n.parent.empty()) o += "  parent " + n.parent;
     if (!n.rdma_device.empty()) o += "  <== " + n.rdma_device + "/" + std::to_string(n.rdma_port);
@@ -132,7 +135,7 @@ std::string status_json(const Inventory& inv) {
       w.key("roce_mode");
       p.cm_roce_mode.empty() ? w.null() : w.value(p.cm_roce_mode);
       w.key("roce_tos");
-      p.cm_roce_tos.empty() ? w.null() : w.value(p.cm_roce_tos);
+      p.cm_roce_tos ? w.value(static_cast<uint64_t>(*p.cm_roce_tos)) : w.null();
       w.end_object();
     }
     w.end_array();
@@ -145,8 +148,9 @@ std::string status_json(const Inventory& inv) {
     w.begin_object().field("pci", f.address.str()).field("driver", f.driver);
     w.key("ports").begin_array();
     for (const auto& m : f.mlx4_ports) {
-      w.begin_object().field("port", m.port).field("type", m.value);
-      w.field("writable", m.writable).field("mtu", m.mtu).end_object();
+      w.begin_object().field("port", m.port).field("type", type_shown(m));
+      w.field("writable", m.writable).field("mtu", m.mtu ? std::to_string(*m.mtu) : "");
+      w.end_object();
     }
     w.end_array().end_object();
   }
@@ -160,7 +164,7 @@ std::string status_json(const Inventory& inv) {
     w.field("admin_up", n.admin_up).field("carrier", n.carrier).field("driver", n.driver);
     w.field("rdma_device", n.rdma_device).field("rdma_port", n.rdma_port);
     if (n.type == kArphrdInfiniband) {
-      w.field("ipoib_mode", n.ipoib_mode);
+      w.field("ipoib_mode", n.ipoib_mode ? to_string(*n.ipoib_mode) : "");
       w.key("pkey");
       n.pkey ? w.value("0x" + hex(*n.pkey, 4)) : w.null();
       w.field("parent", n.parent);

@@ -14,7 +14,7 @@
 namespace rp {
 namespace {
 
-LinkInfo ipoib(unsigned mtu, std::optional<IpoibLinkMode> mode = IpoibLinkMode::kDatagram) {
+LinkInfo ipoib(unsigned mtu, std::optional<IpoibMode> mode = IpoibMode::kDatagram) {
   LinkInfo l;
   l.name = "ib0";
   l.ifindex = 4;
@@ -52,8 +52,8 @@ TEST(MtuOutcome, AKernelThatDoesNotReportTheModeIsTakenAsDatagram) {
 TEST(MtuOutcome, ConnectedModeRunningLessThanAskedFails) {
   // Connected mode sets dev->mtu as asked: less is not the multicast clamp.
   Logged r;
-  const LinkInfo before = ipoib(2044, IpoibLinkMode::kConnected);
-  const LinkInfo after = ipoib(2044, IpoibLinkMode::kConnected);
+  const LinkInfo before = ipoib(2044, IpoibMode::kConnected);
+  const LinkInfo after = ipoib(2044, IpoibMode::kConnected);
   Outcome o = mtu_outcome(before, 65520, &after, r.log);
   ASSERT_EQ(o.kind, OutcomeKind::kFailed) << o.detail;
   EXPECT_EQ(o.error.str(), "ib0: MTU is 2044 after setting 65520");

@@ -12,6 +12,8 @@
 #include "provision/inputs/load.h"
 #include "provision/plan/node_table.h"
 #include "provision/report/handoff.h"
+#include "tests/modules/fake_rdma_tree.h"
+#include "tests/modules/scripted_inserter.h"
 #include "tests/support/fake_kernel.h"
 #include "tests/support/fixture.h"
 #include "tests/support/source.h"
@@ -159,7 +161,7 @@ TEST(Engine, ALoadWhosePrerequisiteFailedStaysOutOfALaterBatch) {
   std::vector<std::string> lines;
   Log log(vector_sink(&lines));
   ApplyContext ctx{kernel, false, Deadline(std::chrono::seconds(5)), log};
-  const ApplyReport rep = apply_plan(plan, ctx, static_cast<ModuleBatch>(load_modules_parallel));
+  const ApplyReport rep = apply_plan(plan, ctx);
   ASSERT_EQ(rep.outcomes.size(), 3u);
   EXPECT_EQ(rep.outcomes[0].kind, OutcomeKind::kFailed);
   // The batch of the one load that could start (skipped by the loader on a fixture root).
@@ -167,6 +169,39 @@ TEST(Engine, ALoadWhosePrerequisiteFailedStaysOutOfALaterBatch) {
   EXPECT_EQ(rep.outcomes[1].detail, "acts on the running kernel only (--root DIR)");
   EXPECT_EQ(rep.outcomes[2].kind, OutcomeKind::kSkipped);
   EXPECT_EQ(rep.outcomes[2].detail, "needs action 1 (port-type 0000:81:00.0 port 1), which failed");
+}
+
+TEST(Engine, TheLoadsThatMayStartRunInOneParallelBatchAndALaterLoadInTheNext) {
+  // The registry's batch executor for load-module, through a scripted kernel under the real
+  // libkmod (tests/modules): rdma_ucm waits for the ib_cm action, so it is not in the
+  // first batch; the others insert side by side.
+  const std::string root = testing::make_fake_rdma_root();
+  auto kernel = std::make_shared<testing::ScriptedInserter>(
+      root, testing::InsertScript{std::chrono::milliseconds(40)});
+  ModuleLoading how;
+  how.loader.inserter = kernel;
+  Plan plan;
+  for (const char* m : {"sunrpc", "ib_cm", "rdma_ucm", "ib_umad"}) {
+    plan.actions.emplace_back(LoadModule{m, "", std::nullopt}, "not loaded", "test");
+  }
+  plan.actions[2].after = {1};
+  RealFileOps files{Root(root)};
+  std::vector<std::string> lines;
+  Log log(vector_sink(&lines));
+  ApplyContext ctx{files, true, Deadline(std::chrono::seconds(20)), log, &how};
+  const ApplyReport rep = apply_plan(plan, ctx);
+  ASSERT_EQ(rep.outcomes.size(), 4u);
+  for (const Outcome& o : rep.outcomes) EXPECT_EQ(o.kind, OutcomeKind::kDone) << o.error.str();
+  EXPECT_EQ(rep.outcomes[2].detail, "inserted ib_uverbs, iw_cm, rdma_cm, rdma_ucm");
+  EXPECT_GE(kernel->max_in_flight(), 2);
+  // The first batch's three lines, then the later batch's.
+  std::vector<std::string> order;
+  for (const auto& l : lines) {
+    if (l.find("load-module") != std::string::npos)
+      order.push_back(l.substr(l.find("load-module")));
+  }
+  ASSERT_EQ(order.size(), 4u);
+  EXPECT_EQ(order[3].rfind("load-module rdma_ucm", 0), 0u) << order[3];
 }
 
 TEST(Engine, NothingStartsAfterTheDeadline) {

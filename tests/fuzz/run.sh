@@ -34,7 +34,7 @@ declare -A SRCS=(
   [ipoib_rules]="$config provision/inputs/ipoib_rules.cc"
   [sysfs_values]="$base"
   [json]="$base provision/base/json.cc"
-  [sysfs_tree]="$base provision/inventory/sysfs.cc provision/inventory/inventory.cc"
+  [sysfs_tree]="$base provision/inventory/sysfs.cc provision/inventory/inventory.cc provision/inventory/shown.cc"
   [netlink_replies]="$base provision/kernel/nl_io.cc provision/kernel/rtnl.cc provision/kernel/rtnl_testing.cc provision/kernel/rdma_nl.cc"
 )
 # netlink_replies links libnl (built by Bazel from Debian's source, uninstrumented: the

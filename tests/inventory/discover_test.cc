@@ -16,6 +16,9 @@ Inventory discover_fixture(const std::string& name, Detail detail = Detail::kFul
   return discover(root, detail);
 }
 
+// An mlx4 port file's type as the kernel showed it ("" when unreadable).
+std::string shown(const Mlx4PortFile& m) { return m.type ? m.type->str() : ""; }
+
 TEST(Discover, ConnectX3VpiHasAnIbAndAnEthernetPort) {
   Inventory inv = discover_fixture("cx3-vpi");
   EXPECT_EQ(inv.netdev_source, "sysfs");
@@ -41,10 +44,10 @@ TEST(Discover, Mlx4PortFilesAndTheirWritability) {
   Inventory vpi = discover_fixture("cx3-vpi");
   ASSERT_EQ(vpi.pci.size(), 1u);
   ASSERT_EQ(vpi.pci[0].mlx4_ports.size(), 2u);
-  EXPECT_EQ(vpi.pci[0].mlx4_ports[0].value, "ib");
+  EXPECT_EQ(shown(vpi.pci[0].mlx4_ports[0]), "ib");
   EXPECT_TRUE(vpi.pci[0].mlx4_ports[0].writable);
-  EXPECT_EQ(vpi.pci[0].mlx4_ports[0].mtu, "4096");
-  EXPECT_EQ(vpi.pci[0].mlx4_ports[1].value, "eth");
+  EXPECT_EQ(vpi.pci[0].mlx4_ports[0].mtu, 4096u);
+  EXPECT_EQ(shown(vpi.pci[0].mlx4_ports[1]), "eth");
 
   Inventory sriov = discover_fixture("cx3-sriov-eth");
   bool found = false;
@@ -64,7 +67,7 @@ TEST(Discover, IpoibNetdevsCarryModePkeyAndPort) {
   const NetDev* child = inv.find_netdev("ib0.8010");
   ASSERT_TRUE(ib0 && child);
   EXPECT_EQ(ib0->type, kArphrdInfiniband);
-  EXPECT_EQ(ib0->ipoib_mode, "datagram");
+  EXPECT_EQ(ib0->ipoib_mode, IpoibMode::kDatagram);
   EXPECT_EQ(ib0->pkey, 0xffffu);
   EXPECT_EQ(ib0->rdma_device, "mlx5_0");
   EXPECT_EQ(ib0->rdma_port, 1u);
@@ -83,10 +86,10 @@ TEST(Discover, TheIbMtuFileOfAnEthernetMlx4PortIsNotRead) {
   ASSERT_EQ(inv.pci.size(), 1u);
   const auto& ports = inv.pci[0].mlx4_ports;
   ASSERT_EQ(ports.size(), 2u);
-  EXPECT_EQ(ports[0].value, "ib");
-  EXPECT_EQ(ports[0].mtu, "4096");
-  EXPECT_EQ(ports[1].value, "eth");
-  EXPECT_EQ(ports[1].mtu, "");
+  EXPECT_EQ(shown(ports[0]), "ib");
+  EXPECT_EQ(ports[0].mtu, 4096u);
+  EXPECT_EQ(shown(ports[1]), "eth");
+  EXPECT_EQ(ports[1].mtu, std::nullopt);
 }
 
 TEST(Discover, AChildMadeOverNetlinkIsKnownByIflinkAndBroadcast) {
@@ -98,7 +101,7 @@ TEST(Discover, AChildMadeOverNetlinkIsKnownByIflinkAndBroadcast) {
   EXPECT_EQ(hpc0->parent, "ib0");
   EXPECT_EQ(hpc0->iflink, ib0->ifindex);
   EXPECT_EQ(hpc0->pkey, 0x8040u);
-  EXPECT_EQ(hpc0->ipoib_mode, "");
+  EXPECT_EQ(hpc0->ipoib_mode, std::nullopt);
   EXPECT_EQ(hpc0->rdma_device, "mlx5_0");
   EXPECT_EQ(hpc0->rdma_port, 1u);
   EXPECT_TRUE(ib0->parent.empty());
@@ -210,7 +213,7 @@ TEST(Discover, PlanDetailKeepsEverythingThePlanUses) {
       EXPECT_EQ(lean.pci[i].driver, full.pci[i].driver);
       ASSERT_EQ(lean.pci[i].mlx4_ports.size(), full.pci[i].mlx4_ports.size());
       for (size_t p = 0; p < full.pci[i].mlx4_ports.size(); ++p) {
-        EXPECT_EQ(lean.pci[i].mlx4_ports[p].value, full.pci[i].mlx4_ports[p].value);
+        EXPECT_EQ(lean.pci[i].mlx4_ports[p].type, full.pci[i].mlx4_ports[p].type);
         EXPECT_EQ(lean.pci[i].mlx4_ports[p].writable, full.pci[i].mlx4_ports[p].writable);
         EXPECT_EQ(lean.pci[i].mlx4_ports[p].mtu, full.pci[i].mlx4_ports[p].mtu);
       }

@@ -72,7 +72,7 @@ Request decode(const std::vector<uint8_t>& bytes) {
 TEST(IpoibModeRequest, IsAnRtmNewlinkOfTheLinkWithIpoibModeData) {
   // ipoib_netlink.c ipoib_changelink reads IFLA_IPOIB_MODE (u16, IPOIB_MODE_CONNECTED 1)
   // from the ipoib link data; rtnl_newlink finds the link by ifi_index.
-  auto bytes = rtnl_ipoib_mode_request(9, IpoibLinkMode::kConnected);
+  auto bytes = rtnl_ipoib_mode_request(9, IpoibMode::kConnected);
   ASSERT_TRUE(bytes) << bytes.error().str();
   Request r = decode(*bytes);
   EXPECT_EQ(r.header.nlmsg_type, RTM_NEWLINK);
@@ -84,7 +84,7 @@ TEST(IpoibModeRequest, IsAnRtmNewlinkOfTheLinkWithIpoibModeData) {
   Attrs data = attrs(info.at(IFLA_INFO_DATA));
   EXPECT_EQ(data.size(), 1u);
   EXPECT_EQ(num<uint16_t>(data.at(IFLA_IPOIB_MODE)), 1);
-  auto datagram = rtnl_ipoib_mode_request(9, IpoibLinkMode::kDatagram);
+  auto datagram = rtnl_ipoib_mode_request(9, IpoibMode::kDatagram);
   ASSERT_TRUE(datagram);
   EXPECT_EQ(num<uint16_t>(attrs(attrs(decode(*datagram).top.at(IFLA_LINKINFO)).at(IFLA_INFO_DATA))
                               .at(IFLA_IPOIB_MODE)),
@@ -92,7 +92,7 @@ TEST(IpoibModeRequest, IsAnRtmNewlinkOfTheLinkWithIpoibModeData) {
 }
 
 TEST(PkeyChildRequest, IsAnExclusiveRtmNewlinkOfKindIpoib) {
-  PkeyChildSpec spec{"ib0", "ib0.8001", 0x8001, IpoibLinkMode::kConnected, std::nullopt};
+  PkeyChildSpec spec{"ib0", "ib0.8001", 0x8001, IpoibMode::kConnected, std::nullopt};
   auto bytes = rtnl_pkey_child_request(spec, 7);
   ASSERT_TRUE(bytes) << bytes.error().str();
   Request r = decode(*bytes);
@@ -124,7 +124,7 @@ TEST(PkeyChildRequest, LeavesUnsetModeToTheKernelAndSendsUmcastWhenGiven) {
 }
 
 TEST(PkeyChildRequest, DatagramModeIsZero) {
-  PkeyChildSpec spec{"ib0", "ib0.8002", 0x8002, IpoibLinkMode::kDatagram, false};
+  PkeyChildSpec spec{"ib0", "ib0.8002", 0x8002, IpoibMode::kDatagram, false};
   auto bytes = rtnl_pkey_child_request(spec, 3);
   ASSERT_TRUE(bytes);
   Attrs data = attrs(attrs(decode(*bytes).top.at(IFLA_LINKINFO)).at(IFLA_INFO_DATA));
@@ -143,7 +143,7 @@ TEST(PkeyChildErrors, NameChildParentPkeyAndErrno) {
 }
 
 TEST(PkeyChildErrors, EachRefusalSaysWhatItMeans) {
-  PkeyChildSpec spec{"ib0", "ib0.8001", 0x8001, IpoibLinkMode::kConnected, std::nullopt};
+  PkeyChildSpec spec{"ib0", "ib0.8001", 0x8001, IpoibMode::kConnected, std::nullopt};
   const std::map<int, std::string> expect = {
       {ENOTUNIQ, "created through sysfs (create_child)"},
       {ENODEV, "ib0 is not an IPoIB interface"},

@@ -370,3 +370,37 @@ TEST(ModuleLoader, InsertErrorsSayWhatTheKernelMeant) {
 
 }  // namespace
 }  // namespace rp
+
+namespace rp {
+namespace {
+
+TEST(ModuleLoader, InsertPlannedInsertsThePreflightsStepsWithoutProbingAgain) {
+  // A batch pre-flights with a dry-run loader, then inserts with another: the steps,
+  // options and notes are the pre-flight's, said once.
+  const std::string root = make_fake_rdma_root();
+  ModuleLoader dry = open_dry(root);
+  const ModuleLoadReport planned = dry.load("mlx4_ib", "", later());
+  ASSERT_EQ(planned.status, LoadStatus::kWouldInsert);
+  auto kernel = std::make_shared<ScriptedInserter>(root);
+  ModuleLoaderOptions o;
+  o.inserter = kernel;
+  auto l = ModuleLoader::open(Root(root), o);
+  ASSERT_TRUE(l.ok());
+  mark_loaded(root, "ib_core");  // loaded by someone else since the pre-flight
+  const ModuleLoadReport r = l.value().insert_planned(planned, later());
+  EXPECT_EQ(r.status, LoadStatus::kInserted) << r.error.str();
+  EXPECT_EQ(names(r), names(planned));
+  // In the pre-flight's order, less ib_core.
+  Strings want = names(planned);
+  want.erase(std::remove(want.begin(), want.end(), "ib_core"), want.end());
+  EXPECT_EQ(kernel->inserted(), want);
+  EXPECT_EQ(std::count_if(r.notes.begin(), r.notes.end(),
+                          [](const std::string& n) {
+                            return n.find("ignored the modprobe.d install command") !=
+                                   std::string::npos;
+                          }),
+            1);
+}
+
+}  // namespace
+}  // namespace rp

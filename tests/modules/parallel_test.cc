@@ -102,7 +102,7 @@ TEST(ModuleExecutors, WithoutTheLiveKernelTheyAreSkipped) {
   const Action a = load("ib_uverbs");
   const Action r = reload({0x08, 0x08});
   for (const Outcome& o :
-       {execute(env.ctx, a), execute(env.ctx, r), load_modules_parallel(env.ctx, {&a}).front(),
+       {execute(env.ctx, a), execute(env.ctx, r), exec_load_modules(env.ctx, {&a}).front(),
         load_module(env.ctx, a, ModuleLoading{})}) {
     EXPECT_EQ(o.kind, OutcomeKind::kSkipped);
     EXPECT_EQ(o.detail, "acts on the running kernel only (--root DIR)");

@@ -252,7 +252,7 @@ TEST_F(LinksTest, PkeyChildNeedsAnIpoibParent) {
 
 TEST_F(LinksTest, KernelRefusalOfAPkeyChildIsExplained) {
   // No IPoIB here: the kernel refuses (no ipoib link type, or a parent that is not IPoIB).
-  PkeyChildSpec spec{"va", "va.8001", 0x8001, IpoibLinkMode::kConnected, std::nullopt};
+  PkeyChildSpec spec{"va", "va.8001", 0x8001, IpoibMode::kConnected, std::nullopt};
   auto st = rtnl_add_pkey_child(spec);
   ASSERT_FALSE(st);
   const int e = st.error().errnum;
@@ -316,7 +316,7 @@ TEST_F(LinksTest, IpoibModeOnAnEthernetLinkFails) {
 TEST_F(LinksTest, KernelRefusalOfAnIpoibModeNamesTheLinkType) {
   // The request itself (what the executor sends after its own check): rtnetlink refuses
   // ipoib link data for a link whose ops are not ipoib's (__rtnl_newlink: EOPNOTSUPP).
-  auto st = rtnl_set_ipoib_mode("va", IpoibLinkMode::kConnected);
+  auto st = rtnl_set_ipoib_mode("va", IpoibMode::kConnected);
   ASSERT_FALSE(st);
   EXPECT_EQ(st.error().errnum, EOPNOTSUPP) << st.error().str();
   EXPECT_NE(st.error().what.find(

@@ -38,12 +38,6 @@ int usage() {
   return 2;
 }
 
-std::optional<IpoibLinkMode> mode_of(const std::string& s) {
-  if (s == "datagram") return IpoibLinkMode::kDatagram;
-  if (s == "connected") return IpoibLinkMode::kConnected;
-  return std::nullopt;
-}
-
 int report(const Status& st) {
   if (st) {
     std::printf("nl-ops: ok\n");
@@ -88,13 +82,13 @@ int run(const std::vector<std::string>& a) {
     spec.name = a[2];
     spec.pkey = static_cast<uint16_t>(std::strtoul(a[3].c_str(), nullptr, 0));
     if (a.size() == 5) {
-      spec.mode = mode_of(a[4]);
+      spec.mode = parse_ipoib_mode(a[4]);
       if (!spec.mode) return usage();
     }
     return report(rtnl_add_pkey_child(spec));
   }
   if (op == "ipoib-mode" && a.size() == 3) {
-    auto m = mode_of(a[2]);
+    auto m = parse_ipoib_mode(a[2]);
     if (!m) return usage();
     return report(rtnl_set_ipoib_mode(a[1], *m));
   }

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "provision/inputs/cmdline.h"
+#include "provision/inventory/shown.h"
 #include "provision/plan/plan.h"
 #include "provision/plan/rdma_select.h"
 #include "tests/support/source.h"
@@ -24,7 +25,8 @@ Inventory cx3_with_port1(const std::string& port1) {
   PciFunction f;
   f.address = *PciAddress::parse("0000:81:00.0");
   f.driver = "mlx4_core";
-  f.mlx4_ports = {{1, port1, true, ""}, {2, "ib", true, "4096"}};
+  f.mlx4_ports = {{1, parse_mlx4_port_type(port1), true, std::nullopt},
+                  {2, parse_mlx4_port_type("ib"), true, 4096u}};
   inv.pci.push_back(f);
   inv.modules = {"ib_core", "mlx4_core", "mlx4_ib"};  // sorted, as discover() keeps them
   return inv;
@@ -208,7 +210,7 @@ Inventory ipoib_port(const std::string& driver, uint8_t flags) {
   n.address = *HwAddress::parse("00:00:02:08:fe:80:00:00:00:00:00:00:f4:52:14:03:00:7b:cb:a1");
   n.address.bytes[0] = flags;
   n.driver = driver;
-  n.ipoib_mode = "datagram";
+  n.ipoib_mode = IpoibMode::kDatagram;
   n.mtu = 2044;
   inv.netdevs.push_back(n);
   inv.modules = {"ib_ipoib"};
@@ -307,7 +309,7 @@ TEST(RocePlanner, ThePortSettingWinsOverTheDevicesAndTheDevicesOverStar) {
   // "rocep129s0" (rdma-core's name of the device) sorts after "netdev-enp129s0d1".
   Inventory inv = roce_port(true, true);
   inv.rdma[0].name = "rocep129s0";
-  inv.rdma[0].ports[0].cm_roce_tos = "0";
+  inv.rdma[0].ports[0].cm_roce_tos = 0;
   NetDev n;
   n.name = "enp129s0d1";
   n.ifindex = 5;
@@ -345,13 +347,13 @@ TEST(RocePlanner, DefaultsThePortShowsAlreadyAreNotWrittenAgain) {
   // everything in place writes nothing.
   Inventory inv = roce_port(true, true);
   inv.rdma[0].ports[0].cm_roce_mode = "RoCE v2";
-  inv.rdma[0].ports[0].cm_roce_tos = "106";
+  inv.rdma[0].ports[0].cm_roce_tos = 106;
   Config cfg = roce_v2("mlx4_0");
   cfg.roce[{RdmaSelector::named("mlx4_0"), 2}].tos = Sourced<unsigned>{106, src("test:3")};
   const Plan same = make_plan(cfg, inv);
   EXPECT_TRUE(same.actions.empty()) << plan_text(same);
   // Another ToS shown: the ToS is written, the mode left as it is.
-  inv.rdma[0].ports[0].cm_roce_tos = "0";
+  inv.rdma[0].ports[0].cm_roce_tos = 0;
   const Plan p = make_plan(cfg, inv);
   EXPECT_EQ(tos_writes(p), std::vector<std::string>{"mlx4_0/2 106 (test:3)"});
   EXPECT_EQ(p.actions.size(), 1u) << plan_text(p);
@@ -370,7 +372,7 @@ TEST(IpoibPlanner, TheMtuIsCheckedAgainstTheIbMtuThisPlanSets) {
   // mlx4 port 1 runs IB MTU 4096 now; the same config lowers it to 2048, so a datagram
   // MTU of 4092 no longer fits (IPOIB_UD_MTU(2048) = 2044).
   Inventory inv = cx3_with_port1("ib");
-  inv.pci[0].mlx4_ports[0].mtu = "4096";
+  inv.pci[0].mlx4_ports[0].mtu = 4096;
   RdmaDevice d;
   d.name = "mlx4_0";
   d.driver = "mlx4_core";
