@@ -1,7 +1,7 @@
 // rd.rdma.verify's actions: the RDMA data path tried for real (kernel/rdma_check.h). A
-// check changes nothing; it is done or failed, and its detail is what an administrator
-// would have read from ibv_rc_pingpong or rping: the addressing used, the bytes written
-// and checked, the round-trip latency.
+// check changes nothing; it is checked (not done: done counts changes) or failed, and its detail is
+// what an administrator would have read from ibv_rc_pingpong or rping: the addressing used, the
+// bytes written and checked, the round-trip latency.
 #include "provision/apply/context.h"
 #include "provision/kernel/rdma_check.h"
 
@@ -32,18 +32,18 @@ Outcome exec_verify_port(ApplyContext& ctx, const Action&, const VerifyPort& p) 
                   kRounds};
   auto r = verbs_loopback(c, until(ctx));
   if (!r) return Outcome::failed(r.error());
-  return Outcome::done(r->addressing + ", RDMA WRITE of " + std::to_string(r->written) +
-                       " bytes checked, " + r->rtt.str());
+  return Outcome::checked(r->addressing + ", RDMA WRITE of " + std::to_string(r->written) +
+                          " bytes checked, " + r->rtt.str());
 }
 
 Outcome exec_verify_peer(ApplyContext& ctx, const Action&, const VerifyPeer& p) {
   if (!ctx.live) return Outcome::skipped("needs the running kernel (--root is not /)");
   auto r = cm_check_peer(PeerCheck{p.address, p.port, kRounds}, until(ctx));
   if (!r) return Outcome::failed(r.error());
-  return Outcome::done("via " + r->device + "/" + std::to_string(r->port) + " GID " + r->local_gid +
-                       ", RDMA WRITE of " + std::to_string(r->written) +
-                       " bytes checked by the peer, " + r->rtt.str() +
-                       (r->tries > 1 ? ", after " + std::to_string(r->tries) + " tries" : ""));
+  return Outcome::checked("via " + r->device + "/" + std::to_string(r->port) + " GID " +
+                          r->local_gid + ", RDMA WRITE of " + std::to_string(r->written) +
+                          " bytes checked by the peer, " + r->rtt.str() +
+                          (r->tries > 1 ? ", after " + std::to_string(r->tries) + " tries" : ""));
 }
 
 }  // namespace rp

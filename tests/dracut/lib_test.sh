@@ -83,7 +83,7 @@ expect "invalid input without required: a warning and the boot continues" "$out"
 out=$(run cx3-sriov-eth 'rd.rdma.mlx4=0000:03:00.0/ib,ib rd.rdma.required=1' '' 'rp_early && rp_apply')
 expect "a failed action with required: die with the summary and each error from state.env" "$out" \
     '^WARN: rdma-provision: .*error: .*mlx4_port1' \
-    "^DIE: rdma-provision: apply: some actions failed \(exit 1\): summary: 0 done, 0 already, 0 skipped, 2 failed in [0-9.]+ s; [^;]*/mlx4_port1: writing 'ib' refused: the file is read-only; [^;]*/mlx4_port2: writing 'ib' refused: the file is read-only; rd.rdma.required=1: stopping the boot$"
+    "^DIE: rdma-provision: apply: some actions failed \(exit 1\): summary: 0 done, 0 already, 0 checked, 0 skipped, 2 failed in [0-9.]+ s; [^;]*/mlx4_port1: writing 'ib' refused: the file is read-only; [^;]*/mlx4_port2: writing 'ib' refused: the file is read-only; rd.rdma.required=1: stopping the boot$"
 
 out=$(run cx3-sriov-eth 'rd.rdma.mlx4=0000:03:00.0/ib,ib' '' 'rp_early && rp_apply')
 expect "a failed action without required: a warning and the boot continues" "$out" \

@@ -117,7 +117,7 @@ scenario_boot() {  # shared by 1 and 2: the full boot with rd.rdma.required=1
     # The real root's own run (nfsroot/init, as rdma-provision.service): nothing to do,
     # and the interface that carries the root stays up (the write above came after it).
     check_line "$log" 'NFSROOT: second apply: exit 0 in 0\.[0-9]+ s' "second apply on the real root: exit 0 within 1 s"
-    check_line "$log" 'NFSROOT: second apply \| .*summary: 0 done, [0-9]+ already, 0 skipped, 0 failed' \
+    check_line "$log" 'NFSROOT: second apply \| .*summary: 0 done, [0-9]+ already, [0-9]+ checked, 0 skipped, 0 failed' \
         "second apply changed nothing"
     check_line "$log" "NFSROOT: netdev $NIC address .* operstate up" "$NIC, which carries the root, is up after it"
     check_line "$log" 'NFSROOT: metrics \| rdma_provision_exit_code 0' "the real root's run wrote node_exporter's textfile"
@@ -587,20 +587,20 @@ scenario_16-verify-peer() {
     client_booted_checks
     check_line "$log" 'rdma-provision: verify: aux0 is online, but the route to the peer 10\.77\.0\.1 does not exist yet: the peer is checked when that interface is online' \
         "aux0 came online first: no route to the peer through it, the check waited"
-    check_order "$log" 'verify: aux0 is online, but the route' 'rdma-provision: done +verify-peer' \
+    check_order "$log" 'verify: aux0 is online, but the route' 'rdma-provision: checked +verify-peer' \
         "... and ran once fabric0, which routes to the peer, was online"
-    check_line "$log" 'rdma-provision: done +verify-port +rxe0/1: .*GID ::ffff:10\.77\.0\.2 \(index [0-9]+, RoCE v2\), RDMA WRITE of [0-9]+ bytes checked, 8 round trips, median' \
+    check_line "$log" 'rdma-provision: checked +verify-port +rxe0/1: .*GID ::ffff:10\.77\.0\.2 \(index [0-9]+, RoCE v2\), RDMA WRITE of [0-9]+ bytes checked, 8 round trips, median' \
         "the loopback on rxe0/1 (at network-online) used the IPv4 RoCE v2 GID, checked its RDMA WRITE and timed round trips"
-    check_order "$log" 'rdma-provision: done +verify-port' 'rdma-provision: done +verify-peer' "the port was checked before the peer"
-    check_line "$log" "rdma-provision: done +verify-peer +$SRV_IP:7472: .*via rxe0/1 GID ::ffff:10\.77\.0\.2, RDMA WRITE of 4096 bytes checked by the peer, 8 round trips, median" \
+    check_order "$log" 'rdma-provision: checked +verify-port' 'rdma-provision: checked +verify-peer' "the port was checked before the peer"
+    check_line "$log" "rdma-provision: checked +verify-peer +$SRV_IP:7472: .*via rxe0/1 GID ::ffff:10\.77\.0\.2, RDMA WRITE of 4096 bytes checked by the peer, 8 round trips, median" \
         "verify --boot: connected to the NFS server's listener by the IPv4 GID, the peer checked the write"
-    check_order "$log" 'rdma-provision: done +verify-peer' "E2E-ONLINE: $NIC configured" \
+    check_order "$log" 'rdma-provision: checked +verify-peer' "E2E-ONLINE: $NIC configured" \
         "the peer was verified at the network-online point, before netroot mounted the root"
     check_line "$RUN_DIR/server.log" "E2E-SERVER: rdma-provision: verify: connection from ${CLI_IP%/*} on rxe0/1" "the server's listener saw the client"
     check_line "$RUN_DIR/server.log" 'E2E-SERVER: rdma-provision: verify: .*DISCONNECTED after 9 message\(s\); RDMA WRITE checked' \
         "... which wrote 4096 bytes it checked, then 8 round trips"
     check_line "$log" "NFSROOT: verify.env \| RP_EXIT_CODE='0'" "the real root sees the peer check's result (verify.env)"
-    check_line "$log" "NFSROOT: verify.env \\| RP_SUMMARY='summary: 2 done, 0 already, 0 skipped, 0 failed" "... both checks (verify.env)"
+    check_line "$log" "NFSROOT: verify.env \\| RP_SUMMARY='summary: 0 done, 0 already, 2 checked, 0 skipped, 0 failed" "... both checks (verify.env)"
     check_line "$log" 'rdma-provision: verify: 2 checks, [0-9.]+ s CPU' "what the checks cost the boot's CPU"
     check_line "$log" 'NFSROOT: metrics \| rdma_provision_verify\{check="peer",object="10.77.0.1:7472"\} 1' \
         "the real root's run checked the path again, for the fleet's metrics"
@@ -619,7 +619,7 @@ scenario_21-verify-load() {
     check_line "$srv" 'E2E-SERVER: device removal: rdma link delete rxe0: exit 0' "the server's rxe0 was deleted under the listener, which let it go"
     check_line "$srv" 'E2E-SERVER: rdma-provision: verify: 10\.77\.0\.1:7472: RDMA_CM_EVENT_DEVICE_REMOVAL: closing everything, to start anew' "the listener saw its device go and closed everything"
     check_line "$srv" 'E2E-SERVER: rdma-provision: verify: listening again on 10\.77\.0\.1:7472' "... and listened again once rxe0 was back"
-    check_line "$log" "rdma-provision: done +verify-peer +$SRV_IP:7472" "the boot's own peer check passed against the limited listener"
+    check_line "$log" "rdma-provision: checked +verify-peer +$SRV_IP:7472" "the boot's own peer check passed against the limited listener"
     local n
     n=$(grep -cE 'NFSROOT: load: client row[0-9]+ passed' "$log")
     check_true "$([[ $n -eq 10 ]]; echo $?)" "10 clients in a row passed ($n)"
@@ -659,7 +659,7 @@ scenario_17-verify-no-listener() {
     local log=$RUN_DIR/client.log
     boot_pair yes client-shell "$BOOT $ROOT_RDMA $IP_NIC $RDMA_ARGS rd.rdma.required=1 rd.rdma.verify=peer" 240
     check_true "$CLIENT_RC" "client VM powered off by itself (exit $CLIENT_RC) in $CLIENT_WALL s"
-    check_line "$log" 'rdma-provision: done +verify-port +rxe0/1' "the port itself passed its loopback"
+    check_line "$log" 'rdma-provision: checked +verify-port +rxe0/1' "the port itself passed its loopback"
     check_line "$log" "failed +verify-peer +$SRV_IP:7472: .*: $SRV_IP:7472: connect \\(via rxe0/1\\): rejected: no listener on that port \\(IB CM reject reason 8" \
         "the failing stage is named: connect, rejected, no listener on that port"
     check_line "$log" 'rdma-provision: verify: the RDMA path to the peer does not work \(exit 1\).*stopping the boot' \
@@ -689,7 +689,7 @@ scenario_18-dracut-ng() {
     done
     log=$RUN_DIR/client-ng-systemd-client.log
     check_line "$log" 'Finished .*rdma-provision-ap' "client-ng-systemd: rdma-provision-apply.service ran under dracut-ng's systemd units"
-    check_line "$log" "rdma-provision: done +verify-peer +$SRV_IP:7472" "client-ng-systemd: the peer verified from dracut-ng's online hook"
+    check_line "$log" "rdma-provision: checked +verify-peer +$SRV_IP:7472" "client-ng-systemd: the peer verified from dracut-ng's online hook"
 }
 
 scenario_19-nm-no-generator() {
@@ -783,7 +783,7 @@ scenario_20-hca-standin() {
     check_line "$log" 'rdma-provision: (done|already) +wait-port +rxe0/1: DOWN \(fabric0 down\) -> ACTIVE' \
         "the plan saw the port DOWN with its link down; the wait found it ACTIVE once the link was up"
     check_order "$log" "rdma-provision: done +link-up +$NIC" 'rdma-provision: (done|already) +wait-port +rxe0/1' "link-up before the wait"
-    check_line "$log" 'rdma-provision: done +verify-port +rxe0/1: .*RDMA WRITE of [0-9]+ bytes checked' \
+    check_line "$log" 'rdma-provision: checked +verify-port +rxe0/1: .*RDMA WRITE of [0-9]+ bytes checked' \
         "the port was loopback-checked once ACTIVE"
     client_booted_checks
 }
