@@ -32,7 +32,7 @@ declare -A NEEDS=(  # images each one needs
     [11-port-inactive]="server client-shell" [12-rd-break]="server client-shell"
     [13-pxe]="client-pxe server-pxe" [14-dhcp]="client-pxe server-pxe client-shell"
     [15-network-manager]="server client-systemd-nm"
-    [16-verify-peer]="server client-shell" [17-verify-no-listener]="server client-shell"
+    [16-verify-peer]="server client-shell" [17-verify-no-listener]="server client-shell client-systemd"
     [18-dracut-ng]="server client-ng-shell client-ng-systemd"
     [19-nm-no-generator]="server client-systemd-nm-nogen"
     [20-hca-standin]="server client-shell-fault"
@@ -655,17 +655,36 @@ scenario_21-verify-load() {
 scenario_17-verify-no-listener() {
     # The same boot against a server without a listener, rd.rdma.required=1: the connect
     # stage fails with the kernel's reason (IB CM reject 8: no listener on the port) and
-    # the boot stops before the mount, bounded.
-    local log=$RUN_DIR/client.log
+    # the boot stops before the mount, bounded. (a) Shell init: dracut's die(). (b) systemd
+    # init: the online hook runs in dracut-initqueue.service, where die() would halt with
+    # the reason only in the kernel log; the failure takes emergency.target instead, as a
+    # failed apply does (the unit's OnFailure=): the reason on the console, no die().
+    local log=$RUN_DIR/shell-client.log
     boot_pair yes client-shell "$BOOT $ROOT_RDMA $IP_NIC $RDMA_ARGS rd.rdma.required=1 rd.rdma.verify=peer" 240
-    check_true "$CLIENT_RC" "client VM powered off by itself (exit $CLIENT_RC) in $CLIENT_WALL s"
-    check_line "$log" 'rdma-provision: checked +verify-port +rxe0/1' "the port itself passed its loopback"
+    rename_logs shell
+    check_true "$CLIENT_RC" "(a) client VM powered off by itself (exit $CLIENT_RC) in $CLIENT_WALL s"
+    check_line "$log" 'rdma-provision: checked +verify-port +rxe0/1' "(a) the port itself passed its loopback"
     check_line "$log" "failed +verify-peer +$SRV_IP:7472: .*: $SRV_IP:7472: connect \\(via rxe0/1\\): rejected: no listener on that port \\(IB CM reject reason 8" \
-        "the failing stage is named: connect, rejected, no listener on that port"
+        "(a) the failing stage is named: connect, rejected, no listener on that port"
     check_line "$log" 'rdma-provision: verify: the RDMA path to the peer does not work \(exit 1\).*stopping the boot' \
-        "rd.rdma.required=1: the failure stops the boot"
-    check_line "$log" 'E2E-RESULT: EMERGENCY' "dracut's emergency path ran"
-    check_no_line "$log" 'E2E-RESULT: BOOTED' "the root was not mounted"
+        "(a) rd.rdma.required=1: the failure stops the boot"
+    check_line "$log" 'E2E-RESULT: EMERGENCY' "(a) dracut's emergency path ran"
+    check_no_line "$log" 'E2E-RESULT: BOOTED' "(a) the root was not mounted"
+
+    log=$RUN_DIR/systemd-client.log
+    boot_pair yes client-systemd "$BOOT $ROOT_RDMA $IP_NIC $RDMA_ARGS rd.rdma.required=1 rd.rdma.verify=peer" 240
+    rename_logs systemd
+    check_true "$CLIENT_RC" "(b) systemd: client VM powered off by itself (exit $CLIENT_RC) in $CLIENT_WALL s"
+    check_line "$log" "failed +verify-peer +$SRV_IP:7472: .*rejected: no listener on that port" "(b) the failing stage is named"
+    check_line "$log" 'rdma-provision: FATAL: verify: the RDMA path to the peer does not work \(exit 1\).*rd.rdma.required=1: stopping the boot' \
+        "(b) the reason on the console, as a failed apply's under systemd"
+    check_line "$log" 'rdma-provision: starting emergency.target \(as a failed unit.s OnFailure= would\)' \
+        "(b) emergency.target started, the path of a failed apply's unit"
+    check_line "$log" 'E2E-RESULT: EMERGENCY' "(b) the emergency path ran"
+    check_line "$log" 'E2E-EMERGENCY: rdma-provision failure: verify: the RDMA path to the peer does not work' \
+        "(b) ... and the emergency hooks have the reason"
+    check_no_line "$log" 'E2E-EMERGENCY: die: |dracut: FATAL: rdma-provision' "(b) not dracut's die() (its halt, the reason only in the kernel log)"
+    check_no_line "$log" 'E2E-RESULT: BOOTED' "(b) the root was not mounted"
 }
 
 scenario_18-dracut-ng() {
