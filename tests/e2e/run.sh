@@ -680,6 +680,8 @@ scenario_17-verify-no-listener() {
         "(b) the reason on the console, as a failed apply's under systemd"
     check_line "$log" 'rdma-provision: starting emergency.target \(as a failed unit.s OnFailure= would\)' \
         "(b) emergency.target started, the path of a failed apply's unit"
+    check_order "$log" 'rdma-provision: starting emergency.target' 'Reached target emergency.target' \
+        "(b) systemd reached emergency.target after it"
     check_line "$log" 'E2E-RESULT: EMERGENCY' "(b) the emergency path ran"
     check_line "$log" 'E2E-EMERGENCY: rdma-provision failure: verify: the RDMA path to the peer does not work' \
         "(b) ... and the emergency hooks have the reason"
