@@ -140,8 +140,12 @@ void plan_verify(PlanBuilder& b) {
     }
     b.add(std::move(a));
   } else if (v.value.mode == VerifySetting::Mode::kPeer) {
-    b.note("verify (" + v.source + "): no peer to check: no address given and root= names " +
-           "no NFS server by address");
+    const auto& unknown = b.cfg.nfs_server_unknown;
+    b.note("verify (" + v.source + "): no peer to check: " +
+           (unknown && unknown->value.empty()
+                ? unknown->source + " takes the NFS server from DHCP, which only the " +
+                      "initramfs knows (its verify --boot checked it)"
+                : std::string("no address given and root= names no NFS server by address")));
   }
 }
 

@@ -71,6 +71,7 @@ build_images() {  # the images the selected scenarios need
         "${CLIENT_CONF[@]/#rdma_provision_config=*/rdma_provision_config=$E2E/cluster.conf}" || rc=1; }
     [[ $want == *" server-pxe "* ]] && { prepare_pxe_dir && build_image server-pxe \
         "base bash udev-rules e2e-nfs-server" "e2e_nfsroot=$W/nfsroot" "e2e_pxe_dir=$W/pxe" \
+        "e2e_verify_bin=$PKG_ROOT/usr/sbin/rdma-provision" \
         "# pxe files: $(cat "$W/pxe"/* | sha256sum | cut -d' ' -f1)" || rc=1; }
     # dracut-ng (trixie's dracut 106, run from its own tree): both init flavours.
     [[ $want == *" client-ng-shell "* ]] && { DRACUT_FLAVOUR=ng build_image client-ng-shell \
@@ -521,7 +522,8 @@ scenario_14-dhcp() {
     # rdma-provision gave) with the server VM answering on the private segment only
     # (busybox udhcpd, a static lease by MAC). (a) The address comes by DHCP on fabric0
     # and the root over NFS/RDMA. (b) No DHCP server: the boot ends, bounded, with
-    # dracut's reason, rdma-provision having done its part.
+    # dracut's reason, rdma-provision having done its part. (c) root=dhcp with
+    # rd.rdma.verify=peer: the peer is the server of the DHCP root-path.
     local log=$RUN_DIR/dhcp-client.log
     start_vm server "$W/img/server-pxe.img" \
         "console=ttyS0 panic=-1 rd.shell=0 e2e.ip=$SRV_IP/24 e2e.lifetime=400 e2e.leases=$CLI_MAC=$CLI_IP" \
@@ -544,6 +546,39 @@ scenario_14-dhcp() {
     check_line "$log" "NFSROOT: root mount: .* / nfs4 .*proto=rdma,port=20049.*clientaddr=${CLI_IP//./\\.}," \
         "(a) / is NFS over RDMA from the address DHCP gave fabric0"
     check_line "$log" 'E2E-RESULT: BOOTED' "(a) booted into the NFS root"
+
+    # (c) root=dhcp and rd.rdma.verify=peer: the peer is the NFS server of the root-path
+    # DHCP gave (udhcpd's option 17), which dracut's dhclient-script recorded in
+    # /tmp/dhclient.fabric0.dhcpopts before the online hook; the server's listener answers.
+    log=$RUN_DIR/root-dhcp-client.log
+    start_vm server "$W/img/server-pxe.img" \
+        "console=ttyS0 panic=-1 rd.shell=0 e2e.ip=$SRV_IP/24 e2e.lifetime=400 e2e.leases=$CLI_MAC=$CLI_IP e2e.rootpath=nfs4:$SRV_IP:/export/root:rdma,port=20049,vers=4.2 e2e.verify-listen=1" \
+        "$SRV_MAC" "$PORT_A" "$PORT_B" 460
+    if wait_for_line server 'E2E-SERVER: READY' 240; then
+        rc=0 t0=$(now)
+        start_vm client "$W/img/client-shell.img" \
+            "$BOOT root=dhcp rw ip=$NIC:dhcp rd.neednet=1 $RDMA_ARGS rd.rdma.required=1 rd.rdma.verify=peer" \
+            "$CLI_MAC" "$PORT_B" "$PORT_A" 300
+        wait_vm client || rc=$?
+        wait_for_line server 'E2E-SERVER: client done' 30 > /dev/null && sleep 2
+    else
+        check_true 1 "(c) the server came up"
+    fi
+    stop_vm server
+    rename_logs root-dhcp
+    check_true "$rc" "(c) root=dhcp: client VM powered off by itself (exit $rc) in $(elapsed "$t0") s"
+    check_line "$log" "rdma-provision: checked +verify-peer +$SRV_IP:7472: .*\\[cmdline: rd.rdma.verify=peer \\(the NFS server of /tmp/dhclient\\.fabric0\\.dhcpopts \\(new_root_path\\)\\)\\]" \
+        "(c) the peer check took the server from the DHCP root-path dracut recorded for fabric0"
+    check_order "$log" 'rdma-provision: checked +verify-peer' "E2E-ONLINE: $NIC configured" \
+        "(c) ... at the online point, before netroot mounted the root"
+    check_line "$RUN_DIR/root-dhcp-server.log" "E2E-SERVER: rdma-provision: verify: connection from ${CLI_IP%/*} on rxe0/1" \
+        "(c) the server's listener saw the client"
+    check_line "$log" "NFSROOT: root mount: .* / nfs4 .*proto=rdma,port=20049" "(c) / is NFS over RDMA from the DHCP root-path"
+    check_line "$log" 'E2E-RESULT: BOOTED' "(c) booted into the NFS root"
+    check_line "$log" 'NFSROOT: second apply \| .*no peer to check: cmdline: root=dhcp takes the NFS server from DHCP, which only the initramfs knows' \
+        "(c) the real root's apply says why it checks no peer (DHCP's server is the initramfs' to know)"
+    check_line "$log" 'NFSROOT: second apply \| .*summary: 0 done, 0 already, 1 checked, 0 skipped, 0 failed' \
+        "(c) ... its port check counted as checked, not done"
 
     log=$RUN_DIR/no-server-client.log
     boot_pair no client-shell "$BOOT $ROOT_RDMA ip=$NIC:dhcp rd.neednet=1 $RDMA_ARGS rd.retry=10" 420

@@ -66,6 +66,9 @@ TEST(DhcpRoot, TheServerAsNfsLibFillsItIn) {
             "10.77.0.1 from new_root_path");
   EXPECT_EQ(server("new_dhcp_server_identifier='10.77.0.3'\n"),
             "10.77.0.3 from new_dhcp_server_identifier");
+  // nfsroot_from_dhcp's order: next-server before the DHCP server.
+  EXPECT_EQ(server("new_dhcp_server_identifier='10.77.0.3'\nnew_next_server='10.77.0.9'\n"),
+            "10.77.0.9 from new_next_server");
   EXPECT_EQ(server("new_root_path='nfs.example:/export/root'\n"),
             "name nfs.example from new_root_path");
   EXPECT_EQ(server("new_ip_address='10.77.0.2'\n"), "none");
