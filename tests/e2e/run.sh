@@ -639,6 +639,9 @@ scenario_16-verify-peer() {
     check_line "$log" 'rdma-provision: verify: 2 checks, [0-9.]+ s CPU' "what the checks cost the boot's CPU"
     check_line "$log" 'NFSROOT: metrics \| rdma_provision_verify\{check="peer",object="10.77.0.1:7472"\} 1' \
         "the real root's run checked the path again, for the fleet's metrics"
+    check_line "$log" 'NFSROOT: second apply \| .*summary: 0 done, [0-9]+ already, 2 checked, 0 skipped, 0 failed' \
+        "the real root's second apply: its two checks counted as checked, 0 done (nothing changed)"
+    check_line "$log" 'NFSROOT: metrics \| rdma_provision_actions\{outcome="checked"\} 2' "... and so in the metrics"
 }
 
 scenario_21-verify-load() {
