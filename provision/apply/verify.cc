@@ -1,7 +1,7 @@
 // rd.rdma.verify's actions: the RDMA data path tried for real (kernel/rdma_check.h). A
-// check changes nothing; it is checked (not done: done counts changes) or failed, and its detail is
-// what an administrator would have read from ibv_rc_pingpong or rping: the addressing used, the
-// bytes written and checked, the round-trip latency.
+// check changes nothing: it is "checked" (never "done", which counts changes) or failed,
+// and its detail is what an administrator would have read from ibv_rc_pingpong or rping:
+// the addressing used, the bytes written and checked, the round-trip latency.
 #include <cerrno>
 
 #include "provision/apply/context.h"
@@ -50,7 +50,7 @@ Outcome exec_verify_peer(ApplyContext& ctx, const Action&, const VerifyPeer& p) 
     if (!oif && oif.error().errnum == ENETUNREACH) {
       return Outcome::skipped(
           "no route to " + p.address.str() + " yet (the network is not configured): " +
-          "rdma-provision-verify.service checks the peer after " + "network-online.target");
+          "rdma-provision-verify.service checks the peer after network-online.target");
     }
   }
   auto r = cm_check_peer(PeerCheck{p.address, p.port, kRounds}, until(ctx));
