@@ -7,6 +7,8 @@
 #   /usr/sbin/rdma-provision                          the static release binary
 #   /usr/lib/dracut/modules.d/90rdma-provision/       the dracut module
 #   /usr/lib/systemd/system/rdma-provision.service    the real root's unit
+#   /usr/lib/systemd/system/rdma-provision-verify.service
+#                                                     its peer check, once online
 #   /usr/lib/systemd/system/rdma-provision-listener.service
 #                                                     the peer-check listener (disabled)
 #   /usr/share/man/man8/rdma-provision.8.gz           the man page
@@ -63,7 +65,7 @@ for f in "$REPO"/dracut-module/90rdma-provision/*; do
     *) install -m 0644 "$f" "$MOD/" ;;
   esac
 done
-for unit in rdma-provision.service rdma-provision-listener.service; do
+for unit in rdma-provision.service rdma-provision-verify.service rdma-provision-listener.service; do
   install -D -m 0644 "$REPO/dracut-module/$unit" "$ROOT/usr/lib/systemd/system/$unit"
 done
 install -d "$ROOT/usr/share/man/man8"
@@ -192,6 +194,7 @@ cp -a $ROOT/. %{buildroot}/
 %attr(0755,root,root) /usr/sbin/rdma-provision
 /usr/lib/dracut/modules.d/90rdma-provision
 /usr/lib/systemd/system/rdma-provision.service
+/usr/lib/systemd/system/rdma-provision-verify.service
 /usr/lib/systemd/system/rdma-provision-listener.service
 /usr/share/man/man8/rdma-provision.8.gz
 /usr/share/bash-completion/completions/rdma-provision

@@ -68,10 +68,15 @@ rp_required() {
 
 # The failure policy. $1 says what went wrong. Not required: a clear warning and the boot
 # goes on. Required: dracut's emergency path with the reason; how depends on where we run
-# ($RP_CONTEXT): sourced by dracut's init or initqueue loop -> die (dracut's own fatal path,
-# which also leaves the reason in the emergency hooks); a systemd unit -> the reason is
-# recorded for the emergency shell and the unit fails, and its OnFailure=emergency.target
-# takes over.
+# ($RP_CONTEXT, DRACUT_SYSTEMD): sourced by dracut's shell init or its initqueue loop ->
+# die (dracut's own fatal path, which also leaves the reason in the emergency hooks); a
+# systemd unit of ours -> the reason is recorded for the emergency shell and the unit
+# fails, and its OnFailure=emergency.target takes over; a hook that dracut-initqueue.service
+# runs under systemd (the online hook: ifup, dhclient's setup job, nm-run) -> the same
+# emergency.target, started as OnFailure= would. There die() would not take it:
+# dracut-lib.sh die() under DRACUT_SYSTEMD runs `systemctl --no-block --force halt`
+# (dracut 059; poweroff in dracut-ng 106) with the reason only in the kernel log, and
+# dracut-initqueue.service has no OnFailure= (its ExecStart=- ignores the exit status).
 rp_fail() {
     # The text may quote kernel or input values, and die() writes it into a shell script
     # (emergency/01-die.sh): no double quote, dollar, backquote or backslash survives.
@@ -83,14 +88,21 @@ rp_fail() {
     fi
     mkdir -p "$RP_RUN"
     echo "$_rp_msg" > "$RP_RUN/failed"
-    if [ "$RP_CONTEXT" = unit ]; then
+    if [ "$RP_CONTEXT" = unit ] || [ -n "${DRACUT_SYSTEMD:-}" ]; then
         warn "rdma-provision: FATAL: $_rp_msg; rd.rdma.required=1: stopping the boot"
         # dracut's emergency shell repeats it, as it does die()'s reason.
-        mkdir -p /lib/dracut/hooks/emergency
+        mkdir -p "${hookdir:-/lib/dracut/hooks}/emergency"
         # shellcheck disable=SC2016
         echo 'warn "rdma-provision: FATAL: $(cat /run/rdma-provision/failed); rd.rdma.required=1 stopped the boot"' \
-            > /lib/dracut/hooks/emergency/01-rdma-provision.sh
-        return 1
+            > "${hookdir:-/lib/dracut/hooks}/emergency/01-rdma-provision.sh"
+        [ "$RP_CONTEXT" = unit ] && return 1
+        # Our units' OnFailure=emergency.target with OnFailureJobMode=replace-irreversibly
+        # (rdma-provision-apply.service), from the shell; then this hook's shell ends, as
+        # die() ends it, so that netroot never mounts the root (ifup and dhclient's setup
+        # job call /sbin/netroot after the online hooks, 35network-legacy).
+        warn "rdma-provision: starting emergency.target (as a failed unit's OnFailure= would)"
+        systemctl --no-block --job-mode=replace-irreversibly start emergency.target
+        exit 1
     fi
     die "rdma-provision: $_rp_msg; rd.rdma.required=1: stopping the boot"
 }

@@ -9,7 +9,8 @@ namespace rp {
 namespace {
 
 bool succeeded(const Outcome& o) {
-  return o.kind == OutcomeKind::kDone || o.kind == OutcomeKind::kAlready;
+  return o.kind == OutcomeKind::kDone || o.kind == OutcomeKind::kAlready ||
+         o.kind == OutcomeKind::kChecked;
 }
 
 std::string fmt_seconds(std::chrono::milliseconds ms) {
@@ -22,7 +23,8 @@ std::string fmt_seconds(std::chrono::milliseconds ms) {
 
 std::string ApplyReport::summary() const {
   return "summary: " + std::to_string(done) + " done, " + std::to_string(already) + " already, " +
-         std::to_string(skipped) + " skipped, " + std::to_string(failed) + " failed" +
+         std::to_string(checked) + " checked, " + std::to_string(skipped) + " skipped, " +
+         std::to_string(failed) + " failed" +
          (timed_out ? ", " + std::to_string(timed_out) + " timed out" : "") + " in " +
          fmt_seconds(took);
 }
@@ -84,6 +86,10 @@ ApplyReport apply_plan(const Plan& plan, ApplyContext& ctx) {
       case OutcomeKind::kAlready:
         ++r.already;
         ctx.log.info(line);
+        break;
+      case OutcomeKind::kChecked:
+        ++r.checked;
+        ctx.log.notice(line);
         break;
       case OutcomeKind::kSkipped:
         ++r.skipped;

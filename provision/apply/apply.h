@@ -14,7 +14,9 @@ namespace rp {
 
 struct ApplyReport {
   std::vector<Outcome> outcomes;  // one per plan action
-  unsigned done = 0, already = 0, skipped = 0, failed = 0, timed_out = 0;
+  // "done" counts changes only: a passed check is "checked", so 0 done stays the sign that
+  // nothing needed changing (a second apply with rd.rdma.verify on says 0 done).
+  unsigned done = 0, already = 0, checked = 0, skipped = 0, failed = 0, timed_out = 0;
   std::chrono::milliseconds took{0};
 
   // 0 all done, 1 some action failed, 3 the deadline passed (documented exit codes;

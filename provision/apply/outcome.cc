@@ -8,6 +8,8 @@ std::string_view to_string(OutcomeKind k) {
       return "done";
     case OutcomeKind::kAlready:
       return "already";
+    case OutcomeKind::kChecked:
+      return "checked";
     case OutcomeKind::kSkipped:
       return "skipped";
     case OutcomeKind::kFailed:

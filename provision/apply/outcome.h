@@ -11,6 +11,7 @@ namespace rp {
 enum class OutcomeKind {
   kDone,     // changed the kernel as planned (verified by reading back where possible)
   kAlready,  // found in the wanted state when it came to it
+  kChecked,  // a check (rd.rdma.verify) that passed: it looked, it changed nothing
   kSkipped,  // not attempted: `detail` says why (a failed dependency, --root, disabled)
   kFailed,   // attempted and refused: `error` names device, file, value, errno and hint
   kTimedOut  // the run's deadline passed while waiting
@@ -28,6 +29,9 @@ struct Outcome {
   }
   static Outcome already(std::string detail = "") {
     return {OutcomeKind::kAlready, std::move(detail), {}, {}};
+  }
+  static Outcome checked(std::string detail) {
+    return {OutcomeKind::kChecked, std::move(detail), {}, {}};
   }
   static Outcome skipped(std::string why) {
     return {OutcomeKind::kSkipped, std::move(why), {}, {}};

@@ -1,9 +1,12 @@
 // rd.rdma.verify's actions: the RDMA data path tried for real (kernel/rdma_check.h). A
-// check changes nothing; it is done or failed, and its detail is what an administrator
-// would have read from ibv_rc_pingpong or rping: the addressing used, the bytes written
-// and checked, the round-trip latency.
+// check changes nothing: it is "checked" (never "done", which counts changes) or failed,
+// and its detail is what an administrator would have read from ibv_rc_pingpong or rping:
+// the addressing used, the bytes written and checked, the round-trip latency.
+#include <cerrno>
+
 #include "provision/apply/context.h"
 #include "provision/kernel/rdma_check.h"
+#include "provision/kernel/rtnl.h"
 
 namespace rp {
 namespace {
@@ -32,18 +35,30 @@ Outcome exec_verify_port(ApplyContext& ctx, const Action&, const VerifyPort& p) 
                   kRounds};
   auto r = verbs_loopback(c, until(ctx));
   if (!r) return Outcome::failed(r.error());
-  return Outcome::done(r->addressing + ", RDMA WRITE of " + std::to_string(r->written) +
-                       " bytes checked, " + r->rtt.str());
+  return Outcome::checked(r->addressing + ", RDMA WRITE of " + std::to_string(r->written) +
+                          " bytes checked, " + r->rtt.str());
 }
 
 Outcome exec_verify_peer(ApplyContext& ctx, const Action&, const VerifyPeer& p) {
   if (!ctx.live) return Outcome::skipped("needs the running kernel (--root is not /)");
+  if (p.only_with_route) {
+    // The kernel's answer to `ip route get` (RTM_GETROUTE) when no route leads there is
+    // ENETUNREACH (net/ipv4/route.c inet_rtm_getroute, through fib_lookup; net/ipv6/route.c
+    // inet6_rtm_getroute, the null entry's dst.error): before the network is configured
+    // there is no path to check. Any other answer goes on to the check, which says it.
+    auto oif = rtnl_route_interface(p.address);
+    if (!oif && oif.error().errnum == ENETUNREACH) {
+      return Outcome::skipped(
+          "no route to " + p.address.str() + " yet (the network is not configured): " +
+          "rdma-provision-verify.service checks the peer after network-online.target");
+    }
+  }
   auto r = cm_check_peer(PeerCheck{p.address, p.port, kRounds}, until(ctx));
   if (!r) return Outcome::failed(r.error());
-  return Outcome::done("via " + r->device + "/" + std::to_string(r->port) + " GID " + r->local_gid +
-                       ", RDMA WRITE of " + std::to_string(r->written) +
-                       " bytes checked by the peer, " + r->rtt.str() +
-                       (r->tries > 1 ? ", after " + std::to_string(r->tries) + " tries" : ""));
+  return Outcome::checked("via " + r->device + "/" + std::to_string(r->port) + " GID " +
+                          r->local_gid + ", RDMA WRITE of " + std::to_string(r->written) +
+                          " bytes checked by the peer, " + r->rtt.str() +
+                          (r->tries > 1 ? ", after " + std::to_string(r->tries) + " tries" : ""));
 }
 
 }  // namespace rp

@@ -21,6 +21,7 @@
 #include "provision/inputs/load.h"
 #include "provision/inventory/inventory.h"
 #include "provision/kernel/files.h"
+#include "provision/kernel/listen_policy.h"
 #include "provision/kernel/rdma_check.h"
 #include "provision/kernel/rtnl.h"
 #include "provision/plan/node_table.h"
@@ -49,30 +50,6 @@ void stop_listening(int) { g_stop_listening = 1; }
 // The listener's counts across a start anew, in the environment of the new process.
 constexpr const char* kResumeVar = "RDMA_PROVISION_LISTEN_RESUME";
 
-std::string resume_text(const ListenStats& s) {
-  std::string t;
-  for (uint64_t v : {s.sessions, s.refused, s.busy, s.passed, s.failed, s.expired, s.relistens}) {
-    t += std::to_string(v) + " ";
-  }
-  return t;
-}
-
-std::optional<ListenStats> resume_stats(const char* text) {
-  if (!text) return std::nullopt;
-  ListenStats s;
-  uint64_t* fields[] = {&s.sessions, &s.refused, &s.busy,     &s.passed,
-                        &s.failed,   &s.expired, &s.relistens};
-  size_t n = 0;
-  for (auto word : split(text, ' ')) {
-    if (word.empty()) continue;
-    auto v = parse_uint(word);
-    if (!v || n == std::size(fields)) return std::nullopt;
-    *fields[n++] = *v;
-  }
-  if (n != std::size(fields)) return std::nullopt;
-  return s;
-}
-
 // After the listening device went away (cm_listen's kDeviceRemoved): the same command as a
 // fresh process (execv of its own binary, same PID for the service manager), with every
 // descriptor but the standard ones closed, so that the kernel can finish the removal.
@@ -94,7 +71,7 @@ int start_anew(const ListenStats& stats) {
   std::vector<char*> argv;
   for (auto& w : words) argv.push_back(w.data());
   argv.push_back(nullptr);
-  ::setenv(kResumeVar, resume_text(stats).c_str(), 1);
+  ::setenv(kResumeVar, listen_resume_text(stats).c_str(), 1);
   std::fflush(nullptr);
   if (DIR* d = ::opendir("/proc/self/fd")) {
     std::vector<int> fds;
@@ -129,7 +106,7 @@ int verify_listen(const Options& o) {
   c.port = o.listen->port.value_or(kVerifyPort);
   c.limits.allow = o.allow;
   c.limits.max_sessions = o.max_sessions.value_or(kDefaultMaxSessions);
-  c.resume = resume_stats(std::getenv(kResumeVar));
+  c.resume = parse_listen_resume(std::getenv(kResumeVar));
   ::unsetenv(kResumeVar);
   ListenStats last;
   bool said = false;
@@ -173,8 +150,10 @@ int cmd_verify(const Options& o) {
   if (!p) return kExitUsage;
   const Root& root = p->root;
   Inventory& inv = p->inv;
-  const Inputs& in = p->in;
+  Inputs& in = p->in;
   Log log(make_sink(root, o.log));
+  // root=dhcp: the server dracut's DHCP handler recorded (for the interface now online).
+  const std::string dhcp = o.boot ? read_dhcp_root(root, o.online, in.config) : "";
   // At boot apply has said the input's warnings already.
   if (!o.boot)
     for (const auto& w : in.diag.warnings) log.warn(w.str());
@@ -205,10 +184,17 @@ int cmd_verify(const Options& o) {
     r.reason = o.peer ? "--peer" : "verify";
   }
   if (v.value.mode == VerifySetting::Mode::kPeer && !peer) {
-    // Not knowable before the boot (root=dhcp gives the server late): an input error here.
-    log.error(v.source +
-              ": peer: no address given and root=/netroot= names no NFS server by address; "
-              "write rd.rdma.verify=peer:ADDR");
+    // root=dhcp: another interface may bring the root-path; the real root has no record
+    // of it (dracut's /tmp stays behind in the initramfs) and the initramfs checked it.
+    if (!dhcp.empty() && (!o.online.empty() || !inv.initramfs)) {
+      log.notice("verify: " + dhcp +
+                 (inv.initramfs ? ": checked at the interface that brings it"
+                                : ": the initramfs checked that peer"));
+      return o.online.empty() ? kExitOk : kExitLater;
+    }
+    log.error(v.source + ": peer: no address given and root=/netroot= names no NFS server by " +
+              "address" + (dhcp.empty() ? "" : ", and " + dhcp) +
+              "; write rd.rdma.verify=peer:ADDR");
     return kExitInvalid;
   }
   if (!o.online.empty() && peer && root.is_live()) {

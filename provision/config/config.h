@@ -209,6 +209,10 @@ struct Config {
   // The NFS server of root=/netroot= (dracut's nfs forms: nfs[4]:SERVER:/path[:options]):
   // the peer rd.rdma.verify=peer checks when it names none.
   std::optional<Sourced<IpAddress>> nfs_server;
+  // When root= gives no address: the host name it names ("" when the server comes from
+  // DHCP's root-path: root=dhcp, dhcp6, nfs:/path; 95nfs/nfs-lib.sh nfsroot_from_dhcp).
+  // rd.rdma.verify=peer takes DHCP's at boot (inputs/dhcp_root.h); a name it cannot know.
+  std::optional<Sourced<std::string>> nfs_server_unknown;
 
   // rd.rdma.wait, in input order.
   std::vector<Sourced<WaitItem>> wait;

@@ -69,9 +69,16 @@ void boot_network(const Arg& a) {
 // checks), and that it needs the network; any other root is none of our business and
 // never an error.
 void read_root(const Arg& a) {
-  if (auto server = nfs_root_server(a.value()))
-    a.cfg.nfs_server = Sourced<IpAddress>{*server, a.where};
   const auto v = a.value();
+  const auto server = nfs_root_server_text(v);
+  // The last root= is dracut's (getarg): it replaces what an earlier one said.
+  if (auto address = nfs_root_server(v)) {
+    a.cfg.nfs_server = Sourced<IpAddress>{*address, a.where};
+    a.cfg.nfs_server_unknown.reset();
+  } else if (server || v == "dhcp" || v == "dhcp6") {
+    a.cfg.nfs_server_unknown = Sourced<std::string>{std::string(server.value_or("")), a.where};
+    a.cfg.nfs_server.reset();
+  }
   if (starts_with(v, "nfs") || v == "dhcp" || v == "dhcp6") boot_network(a);
 }
 

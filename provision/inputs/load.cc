@@ -7,6 +7,7 @@
 
 #include "provision/base/strings.h"
 #include "provision/inputs/cmdline.h"
+#include "provision/inputs/dhcp_root.h"
 #include "provision/inputs/native_conf.h"
 #include "provision/inputs/rdma_core_files.h"
 
@@ -150,7 +151,54 @@ void read_rdma_rename_rules(const Root& root, Inputs& in) {
   }
 }
 
+// rd.rdma.verify=peer names no peer: the NFS server of root= is checked. Said at image
+// build (check) when that server can never be known: a host name (the binary resolves no
+// names, and an initramfs has no resolver configured before the network), or no NFS root.
+void check_verify_peer(const Config& cfg, Diagnostics& d) {
+  const auto& v = cfg.verify;
+  if (v.value.mode != VerifySetting::Mode::kPeer || v.value.peer || cfg.nfs_server) return;
+  if (cfg.nfs_server_unknown && cfg.nfs_server_unknown->value.empty()) return;  // DHCP's
+  d.warn(v.source,
+         cfg.nfs_server_unknown
+             ? "peer: " + cfg.nfs_server_unknown->source + " names the NFS server by host name (" +
+                   cfg.nfs_server_unknown->value +
+                   "): the peer cannot be known (no name is resolved); the check " +
+                   "will fail at boot: write rd.rdma.verify=peer:ADDR"
+             : std::string("peer: no address given and root= names no NFS server: "
+                           "the check will fail at boot: write rd.rdma.verify=peer:ADDR"));
+}
+
 }  // namespace
+
+std::string read_dhcp_root(const Root& root, const std::string& iface, Config& cfg) {
+  if (cfg.nfs_server || !cfg.nfs_server_unknown || !cfg.nfs_server_unknown->value.empty())
+    return "";
+  // dracut's DHCP handlers write it before they source the online hooks: network-legacy's
+  // dhclient-script.sh (BOUND, BOUND6), network-manager's nm-run.sh dhcpopts_create,
+  // 01systemd-networkd's networkd-run.sh (dracut-ng 106).
+  std::vector<std::string> names;
+  for (const auto& n : root.list("/tmp")) {
+    if (starts_with(n, "dhclient.") && ends_with(n, ".dhcpopts") &&
+        (iface.empty() || n == "dhclient." + iface + ".dhcpopts"))
+      names.push_back(n);
+  }
+  std::string said;
+  for (const auto& n : names) {
+    const std::string path = "/tmp/" + n;
+    const DhcpRootServer s = dhcp_root_server(root.read_or(path, ""));
+    if (s.address) {
+      cfg.nfs_server =
+          Sourced<IpAddress>{*s.address, Source::at(Source::Origin::kOther, path).through(s.from)};
+      return "the NFS server " + s.address->str() + " from DHCP (" + path + ": " + s.from + ")";
+    }
+    if (!s.name.empty())
+      said = path + ": " + s.from + " names the NFS server by host name (" + s.name +
+             "), which is not resolved";
+  }
+  if (!said.empty()) return said;
+  return "no DHCP root-path " + (iface.empty() ? std::string("recorded") : "from " + iface) + " (" +
+         cfg.nfs_server_unknown->source + ")";
+}
 
 Inputs load_inputs(const Root& root, const InputOptions& opt) {
   Inputs in;
@@ -180,6 +228,7 @@ Inputs load_inputs(const Root& root, const InputOptions& opt) {
   leave_ib_pkey_to_networkmanager(root, in);
   check_nm_generator(root, in);
   check_node_table_names(in.config, in.diag);
+  check_verify_peer(in.config, in.diag);
   return in;
 }
 

@@ -29,4 +29,11 @@ struct Inputs {
 // against the machine, between loading and planning).
 Inputs load_inputs(const Root& root, const InputOptions& opt);
 
+// rd.rdma.verify=peer at boot when root= leaves the NFS server to DHCP
+// (cfg.nfs_server_unknown ""): the server dracut's DHCP handler recorded for `iface` in
+// /tmp/dhclient.<iface>.dhcpopts (every interface's, in name order, when `iface` is
+// empty), set as cfg.nfs_server with that file as its source. Returns what was found, or
+// why nothing was, for the log; "" when there was nothing to look for.
+std::string read_dhcp_root(const Root& root, const std::string& iface, Config& cfg);
+
 }  // namespace rp

@@ -62,7 +62,7 @@ std::optional<VerifySetting> parse_verify(std::string_view s, const Source& wher
       where, d, "verify " + shown(s) + " is not one of 0, ports, peer, peer:ADDR[:PORT]");
 }
 
-std::optional<IpAddress> nfs_root_server(std::string_view root) {
+std::optional<std::string_view> nfs_root_server_text(std::string_view root) {
   std::string_view rest;
   if (starts_with(root, "nfs4:")) {
     rest = root.substr(5);
@@ -83,12 +83,17 @@ std::optional<IpAddress> nfs_root_server(std::string_view root) {
     }
   } else {
     const size_t path = rest.find(":/");  // nfsroot_to_var: the server is what precedes ":/"
-    if (path == std::string_view::npos) return std::nullopt;
+    if (path == std::string_view::npos) return std::string_view();  // nfs:/path: none
     server = rest.substr(0, path);
     if (starts_with(server, "[") && ends_with(server, "]"))
       server = server.substr(1, server.size() - 2);
   }
-  return IpAddress::parse(server);
+  return server;
+}
+
+std::optional<IpAddress> nfs_root_server(std::string_view root) {
+  auto server = nfs_root_server_text(root);
+  return server ? IpAddress::parse(*server) : std::nullopt;
 }
 
 std::optional<IpPrefix> parse_prefix(std::string_view s, const Source& where, Diagnostics& d) {

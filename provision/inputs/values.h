@@ -88,6 +88,9 @@ std::optional<VerifySetting> parse_verify(std::string_view s, const Source& wher
 // nfs:SERVER:PATH[:OPTIONS], nfs4:..., SERVER an IPv4 address or [IPv6]); nullopt for any
 // other root (a block device, dhcp, a server given by name: the address is what we need).
 std::optional<IpAddress> nfs_root_server(std::string_view root);
+// The server part as written (an address or a host name; "" when the root names none, as
+// nfs:/path, which leaves it to DHCP); nullopt when `root` is no NFS form.
+std::optional<std::string_view> nfs_root_server_text(std::string_view root);
 std::optional<IpPrefix> parse_prefix(std::string_view s, const Source& where, Diagnostics& d);
 // "default via 10.0.0.1" or "10.2.0.0/16 via 10.0.0.254".
 std::optional<RouteSetting> parse_route(std::string_view s, const Source& where, Diagnostics& d);

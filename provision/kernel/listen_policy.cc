@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
+
+#include "provision/base/strings.h"
 
 namespace rp {
 
@@ -84,6 +87,30 @@ int SessionDeadlines::wait_ms(ListenClock::time_point now, int cap) const {
     best = static_cast<int>(std::clamp<long long>(left, 0, best));
   }
   return best;
+}
+
+std::string listen_resume_text(const ListenStats& s) {
+  std::string t;
+  for (uint64_t v : {s.sessions, s.refused, s.busy, s.passed, s.failed, s.expired, s.relistens}) {
+    t += std::to_string(v) + " ";
+  }
+  return t;
+}
+
+std::optional<ListenStats> parse_listen_resume(const char* text) {
+  if (!text) return std::nullopt;
+  ListenStats s;
+  uint64_t* fields[] = {&s.sessions, &s.refused, &s.busy,     &s.passed,
+                        &s.failed,   &s.expired, &s.relistens};
+  size_t n = 0;
+  for (auto word : split(text, ' ')) {
+    if (word.empty()) continue;
+    auto v = parse_uint(word);
+    if (!v || n == std::size(fields)) return std::nullopt;
+    *fields[n++] = *v;
+  }
+  if (n != std::size(fields)) return std::nullopt;
+  return s;
 }
 
 }  // namespace rp

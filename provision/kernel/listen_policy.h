@@ -97,4 +97,10 @@ struct ListenStats {
   unsigned max_sessions = 0;  // the cap
 };
 
+// The counts carried across a start anew (verify --listen after a device removal: a fresh
+// process, the counts in its environment): "sessions refused busy passed failed expired
+// relistens", and back; nullopt for anything else.
+std::string listen_resume_text(const ListenStats& s);
+std::optional<ListenStats> parse_listen_resume(const char* text);
+
 }  // namespace rp

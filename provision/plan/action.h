@@ -117,6 +117,10 @@ struct VerifyPort {
 struct VerifyPeer {
   IpAddress address;
   uint16_t port = 7472;
+  // Apply on the real root (rdma-provision.service) runs before the network: with no route
+  // to the peer yet (a local-disk node), the check is skipped with a note instead of
+  // failed, and rdma-provision-verify.service checks it after network-online.target.
+  bool only_with_route = false;
   std::string shown() const;  // "10.0.0.1:7472", "[fd00::1]:7472"
 };
 

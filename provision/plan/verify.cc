@@ -126,18 +126,26 @@ void plan_verify(PlanBuilder& b) {
     return;
   }
   verify_ports(b, false, v.source);
-  // On the real root (rdma-provision.service) the network is up: the peer too, so the
-  // fleet's metrics show the path as the node runs.
+  // On the real root (rdma-provision.service) the peer too, so the fleet's metrics show
+  // the path as the node runs: an NFS root's network is up from the initramfs. A
+  // local-disk node's is not yet (the unit runs before network-pre.target): the check
+  // is then skipped for want of a route, and rdma-provision-verify.service runs it after
+  // network-online.target.
   std::string reason;
   if (auto peer = configured_peer(b.cfg, &reason)) {
+    peer->only_with_route = true;
     Action a{*peer, "not verified", reason};
     for (size_t i = 0; i < b.size(); ++i) {
       if (b.action(i).kind() == ActionKind::kVerifyPort) PlanBuilder::need(a, i);
     }
     b.add(std::move(a));
   } else if (v.value.mode == VerifySetting::Mode::kPeer) {
-    b.note("verify (" + v.source + "): no peer to check: no address given and root= names " +
-           "no NFS server by address");
+    const auto& unknown = b.cfg.nfs_server_unknown;
+    b.note("verify (" + v.source + "): no peer to check: " +
+           (unknown && unknown->value.empty()
+                ? unknown->source + " takes the NFS server from DHCP, which only the " +
+                      "initramfs knows (its verify --boot checked it)"
+                : std::string("no address given and root= names no NFS server by address")));
   }
 }
 

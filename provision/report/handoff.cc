@@ -194,6 +194,7 @@ std::string env_text(const Config& cfg, bool enabled, const std::string& exit_co
   set("RP_SUMMARY", summary);
   count("RP_DONE", report ? report->done : 0);
   count("RP_ALREADY", report ? report->already : 0);
+  count("RP_CHECKED", report ? report->checked : 0);
   count("RP_SKIPPED", report ? report->skipped : 0);
   count("RP_FAILED", report ? report->failed : 0);
   count("RP_TIMED_OUT", report ? report->timed_out : 0);

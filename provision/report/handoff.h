@@ -38,7 +38,7 @@ std::string state_json(const Config& cfg, const Plan& plan, const ApplyReport* r
 //   RP_TIMEOUT (the run's deadline in seconds: the hooks' watchdog kills a run stuck past it),
 //   RP_VERIFY (rd.rdma.verify's mode: 0, ports, peer),
 //   RP_EXIT_CODE and RP_SUMMARY (empty when nothing was applied, e.g. rd.rdma=0),
-//   RP_DONE, RP_ALREADY, RP_SKIPPED, RP_FAILED, RP_TIMED_OUT (action counts),
+//   RP_DONE, RP_ALREADY, RP_CHECKED, RP_SKIPPED, RP_FAILED, RP_TIMED_OUT (action counts),
 //   RP_ERRORS (the error of each failed or timed-out action, one per line),
 //   RP_NAMES (the configured persistent interface names, space-separated);
 // with `run`: RP_PHASE (initramfs, real-root), RP_BOOT_ID, RP_STARTED and RP_FINISHED

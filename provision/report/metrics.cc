@@ -76,12 +76,13 @@ std::string metrics_text(int exit_code, const Config& cfg, const Plan& plan,
   }
   w.family("rdma_provision_enabled", "gauge", "0 when rd.rdma=0 (or [general] enabled = no).");
   w.sample("", plan.enabled && cfg.enabled.value ? 1 : 0);
-  w.family("rdma_provision_actions", "gauge", "Actions of the last apply, by outcome.");
-  const std::pair<const char*, unsigned> counts[] = {{"done", report ? report->done : 0},
-                                                     {"already", report ? report->already : 0},
-                                                     {"skipped", report ? report->skipped : 0},
-                                                     {"failed", report ? report->failed : 0},
-                                                     {"timed_out", report ? report->timed_out : 0}};
+  w.family("rdma_provision_actions", "gauge",
+           "Actions of the last apply, by outcome (checked: a data-path check that passed; done: a "
+           "change made).");
+  const std::pair<const char*, unsigned> counts[] = {
+      {"done", report ? report->done : 0},       {"already", report ? report->already : 0},
+      {"checked", report ? report->checked : 0}, {"skipped", report ? report->skipped : 0},
+      {"failed", report ? report->failed : 0},   {"timed_out", report ? report->timed_out : 0}};
   for (const auto& [outcome, n] : counts) w.sample(label("outcome", outcome), n);
   w.family("rdma_provision_duration_seconds", "gauge", "How long the last apply took.");
   w.sample("", report ? static_cast<double>(report->took.count()) / 1000.0 : 0.0);
@@ -109,7 +110,7 @@ std::string metrics_text(int exit_code, const Config& cfg, const Plan& plan,
     if (a.kind() != ActionKind::kVerifyPort && a.kind() != ActionKind::kVerifyPeer) continue;
     w.sample(label("check", a.kind() == ActionKind::kVerifyPort ? "port" : "peer") + "," +
                  label("object", a.object()),
-             report->outcomes[i].kind == OutcomeKind::kDone ? 1 : 0);
+             report->outcomes[i].kind == OutcomeKind::kChecked ? 1 : 0);
   }
   w.family("rdma_provision_port_roce_mode", "gauge",
            "Default RoCE mode of each port in the rdma_cm configfs (1 for the mode it has).");

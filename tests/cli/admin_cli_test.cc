@@ -64,7 +64,7 @@ TEST(LoudMistakes, AWaitThatCanNeverBeMetFailsApplyAtOnce) {
                   "failed  wait-port mlx5_9/1: absent -> ACTIVE: mlx5_9/1: no such RDMA "
                   "port is present"))
       << apply.out;
-  EXPECT_TRUE(has(apply.out, "summary: 0 done, 0 already, 0 skipped, 1 failed")) << apply.out;
+  EXPECT_TRUE(has(apply.out, "summary: 0 done, 0 already, 0 checked, 0 skipped, 1 failed")) << apply.out;
   // Said once: no warning besides the failed action.
   EXPECT_FALSE(has(apply.out, "warning:")) << apply.out;
   // A wait for an interface that is not there fails the same way.

@@ -31,49 +31,49 @@ struct Expected {
 };
 
 const std::map<std::string, Expected> kExpected = {
-    {"cx3_eth_eth", {0, "1 done, 0 already, 0 skipped, 0 failed"}},
-    {"cx3_single_builtin", {0, "0 done, 0 already, 0 skipped, 0 failed"}},
+    {"cx3_eth_eth", {0, "1 done, 0 already, 0 checked, 0 skipped, 0 failed"}},
+    {"cx3_single_builtin", {0, "0 done, 0 already, 0 checked, 0 skipped, 0 failed"}},
     // Module loads and links act on the running kernel only: here every action is
     // skipped, and so is what waits for them (the RoCE defaults wait for rdma_cm).
-    {"opa_ipoib_root", {0, "0 done, 0 already, 3 skipped, 0 failed"}},
-    {"cx5_initramfs_wait_verify", {0, "0 done, 0 already, 7 skipped, 0 failed"}},
-    {"cx5_initramfs_wait_all", {0, "0 done, 0 already, 7 skipped, 0 failed"}},
-    {"cx3_ib_ib_mtu", {0, "2 done, 0 already, 0 skipped, 0 failed"}},
+    {"opa_ipoib_root", {0, "0 done, 0 already, 0 checked, 3 skipped, 0 failed"}},
+    {"cx5_initramfs_wait_verify", {0, "0 done, 0 already, 0 checked, 7 skipped, 0 failed"}},
+    {"cx5_initramfs_wait_all", {0, "0 done, 0 already, 0 checked, 7 skipped, 0 failed"}},
+    {"cx3_ib_ib_mtu", {0, "2 done, 0 already, 0 checked, 0 skipped, 0 failed"}},
     // The reload of mlx4_en and the netlink actions need the kernel; the RoCE defaults and
     // the wait for the (ACTIVE) port 1 do not.
-    {"cx3_full", {0, "2 done, 0 already, 7 skipped, 0 failed"}},
-    {"cx3_already_there", {0, "0 done, 0 already, 0 skipped, 0 failed"}},
-    {"cx3_absent_card", {0, "0 done, 0 already, 0 skipped, 0 failed"}},
+    {"cx3_full", {0, "2 done, 0 already, 0 checked, 7 skipped, 0 failed"}},
+    {"cx3_already_there", {0, "0 done, 0 already, 0 checked, 0 skipped, 0 failed"}},
+    {"cx3_absent_card", {0, "0 done, 0 already, 0 checked, 0 skipped, 0 failed"}},
     // eno1 is the management NIC (e1000e): invalid input unless allowed.
     {"cx3_name_collision", {2, nullptr}},
-    {"cx3_name_collision_allowed", {0, "0 done, 0 already, 2 skipped, 0 failed"}},
+    {"cx3_name_collision_allowed", {0, "0 done, 0 already, 0 checked, 2 skipped, 0 failed"}},
     // Read-only port files of an SR-IOV function: refused with the reason, exit 1.
-    {"sriov_read_only", {1, "0 done, 0 already, 0 skipped, 2 failed"}},
+    {"sriov_read_only", {1, "0 done, 0 already, 0 checked, 0 skipped, 2 failed"}},
     {"cx5_ib_connected_refused", {2, nullptr}},
     {"cx5_ib_mtu_over_link", {2, nullptr}},
-    {"cx5_ib_pkeys", {0, "0 done, 0 already, 5 skipped, 0 failed"}},
-    {"cx5_ib_netlink_child", {0, "0 done, 0 already, 1 skipped, 0 failed"}},
-    {"cx5_roce_all_ports", {0, "4 done, 0 already, 0 skipped, 0 failed"}},
-    {"cx5_roce_wait_all", {0, "4 done, 0 already, 2 skipped, 0 failed"}},
-    {"cx5_roce_by_pci_guid", {0, "2 done, 0 already, 0 skipped, 0 failed"}},
-    {"cx5_roce_rdma_core_name", {0, "1 done, 0 already, 0 skipped, 0 failed"}},
-    {"cx5_renamed_kernel_name", {0, "0 done, 0 already, 0 skipped, 0 failed"}},
-    {"cx5_renamed_by_netdev", {0, "1 done, 0 already, 0 skipped, 0 failed"}},
-    {"cx5_roce_swap_names", {0, "0 done, 0 already, 4 skipped, 0 failed"}},
-    {"rxe_existing", {0, "1 done, 0 already, 1 skipped, 0 failed"}},
+    {"cx5_ib_pkeys", {0, "0 done, 0 already, 0 checked, 5 skipped, 0 failed"}},
+    {"cx5_ib_netlink_child", {0, "0 done, 0 already, 0 checked, 1 skipped, 0 failed"}},
+    {"cx5_roce_all_ports", {0, "4 done, 0 already, 0 checked, 0 skipped, 0 failed"}},
+    {"cx5_roce_wait_all", {0, "4 done, 0 already, 0 checked, 2 skipped, 0 failed"}},
+    {"cx5_roce_by_pci_guid", {0, "2 done, 0 already, 0 checked, 0 skipped, 0 failed"}},
+    {"cx5_roce_rdma_core_name", {0, "1 done, 0 already, 0 checked, 0 skipped, 0 failed"}},
+    {"cx5_renamed_kernel_name", {0, "0 done, 0 already, 0 checked, 0 skipped, 0 failed"}},
+    {"cx5_renamed_by_netdev", {0, "1 done, 0 already, 0 checked, 0 skipped, 0 failed"}},
+    {"cx5_roce_swap_names", {0, "0 done, 0 already, 0 checked, 4 skipped, 0 failed"}},
+    {"rxe_existing", {0, "1 done, 0 already, 0 checked, 1 skipped, 0 failed"}},
     {"rxe_v1_refused", {2, nullptr}},
     // Loading rdma_rxe and creating the link need the kernel; the rest waits for them.
-    {"rxe_new_link", {0, "0 done, 0 already, 4 skipped, 0 failed"}},
-    {"rxe_new_link_by_netdev", {0, "0 done, 0 already, 4 skipped, 0 failed"}},
+    {"rxe_new_link", {0, "0 done, 0 already, 0 checked, 4 skipped, 0 failed"}},
+    {"rxe_new_link_by_netdev", {0, "0 done, 0 already, 0 checked, 4 skipped, 0 failed"}},
     // eth0 has its Soft-RoCE link already (as rxe0): nothing is created, the notes say
     // why, and the wait for rxe1/1, which can never be met, fails at once (exit 1).
-    {"rxe_exists_as_another_name", {1, "0 done, 0 already, 0 skipped, 1 failed"}},
+    {"rxe_exists_as_another_name", {1, "0 done, 0 already, 0 checked, 0 skipped, 1 failed"}},
     // An X710 (i40e, 0x1572): no iWARP, so no irdma.
-    {"siw_existing", {0, "0 done, 0 already, 0 skipped, 0 failed"}},
+    {"siw_existing", {0, "0 done, 0 already, 0 checked, 0 skipped, 0 failed"}},
     // Port 2 of every card is INIT (no subnet manager); wait=all involves only the ports
     // the node table names, and mlx4_1/2 (ibstor1) never becomes ACTIVE: the deadline.
-    {"four_hca_node_table", {3, "0 done, 0 already, 6 skipped, 0 failed, 1 timed out"}},
-    {"four_hca_wait_all_alone", {0, "0 done, 0 already, 0 skipped, 0 failed"}},
+    {"four_hca_node_table", {3, "0 done, 0 already, 0 checked, 6 skipped, 0 failed, 1 timed out"}},
+    {"four_hca_wait_all_alone", {0, "0 done, 0 already, 0 checked, 0 skipped, 0 failed"}},
     {"disabled", {0, nullptr}},
 };
 

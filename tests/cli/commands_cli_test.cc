@@ -82,7 +82,7 @@ TEST(ApplyCli, WritesThePortTypeReportsEachActionAndLeavesState) {
   EXPECT_NE(out.find("rdma-provision: done  port-type 0000:81:00.0 port 1: ib -> eth"),
             std::string::npos)
       << out;
-  EXPECT_NE(out.find("rdma-provision: summary: 1 done, 0 already, 0 skipped, 0 failed"),
+  EXPECT_NE(out.find("rdma-provision: summary: 1 done, 0 already, 0 checked, 0 skipped, 0 failed"),
             std::string::npos)
       << out;
   auto state =

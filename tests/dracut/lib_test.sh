@@ -63,6 +63,19 @@ expect() {
     echo "ok   $name"
 }
 
+expect_none() {  # expect_none NAME OUTPUT LINE...: no LINE in OUTPUT
+    local name=$1 out=$2 line
+    shift 2
+    for line in "$@"; do
+        if grep -qE -- "$line" <<< "$out"; then
+            echo "FAIL $name: a line matching: $line"
+            failed=1
+            return
+        fi
+    done
+    echo "ok   $name"
+}
+
 bad='rd.rdma.mlx=0000:81:00.0/eth'
 
 out=$(run cx3-vpi "$bad rd.rdma.required=1" '' 'rp_early')
@@ -83,7 +96,23 @@ expect "invalid input without required: a warning and the boot continues" "$out"
 out=$(run cx3-sriov-eth 'rd.rdma.mlx4=0000:03:00.0/ib,ib rd.rdma.required=1' '' 'rp_early && rp_apply')
 expect "a failed action with required: die with the summary and each error from state.env" "$out" \
     '^WARN: rdma-provision: .*error: .*mlx4_port1' \
-    "^DIE: rdma-provision: apply: some actions failed \(exit 1\): summary: 0 done, 0 already, 0 skipped, 2 failed in [0-9.]+ s; [^;]*/mlx4_port1: writing 'ib' refused: the file is read-only; [^;]*/mlx4_port2: writing 'ib' refused: the file is read-only; rd.rdma.required=1: stopping the boot$"
+    "^DIE: rdma-provision: apply: some actions failed \(exit 1\): summary: 0 done, 0 already, 0 checked, 0 skipped, 2 failed in [0-9.]+ s; [^;]*/mlx4_port1: writing 'ib' refused: the file is read-only; [^;]*/mlx4_port2: writing 'ib' refused: the file is read-only; rd.rdma.required=1: stopping the boot$"
+
+# Under systemd the same failure takes emergency.target: a unit of ours fails (its
+# OnFailure=); a hook that dracut-initqueue.service runs (the online hook) starts that
+# target as OnFailure= would and ends its shell, never dracut's die() (halt, the reason
+# only in the kernel log).
+systemd_steps='hookdir=$RP_RUN/../hooks; systemctl() { echo "systemctl $*"; };'
+out=$(run cx3-sriov-eth 'rd.rdma.mlx4=0000:03:00.0/ib,ib rd.rdma.required=1' '' "$systemd_steps"' DRACUT_SYSTEMD=1; rp_early && rp_apply; echo "not reached"')
+expect "under systemd, a hook's failure with required: emergency.target, not die" "$out" \
+    "^WARN: rdma-provision: FATAL: apply: some actions failed \(exit 1\): summary: .*rd.rdma.required=1: stopping the boot$" \
+    '^WARN: rdma-provision: starting emergency.target' '^systemctl --no-block --job-mode=replace-irreversibly start emergency.target$' '^exit 1$'
+expect_none "... and the hook's shell ends there" "$out" '^DIE: ' '^not reached$'
+out=$(run cx3-sriov-eth 'rd.rdma.mlx4=0000:03:00.0/ib,ib rd.rdma.required=1' '' "$systemd_steps"' RP_CONTEXT=unit; rp_early && rp_apply; echo "returned $?"; cat "$hookdir/emergency/01-rdma-provision.sh"')
+expect "in a unit of ours: the unit fails, its OnFailure= takes over" "$out" \
+    '^WARN: rdma-provision: FATAL: apply: ' '^returned 1$' \
+    '^warn "rdma-provision: FATAL: \$\(cat /run/rdma-provision/failed\); rd.rdma.required=1 stopped the boot"$' '^exit 0$'
+expect_none "... without starting anything itself" "$out" '^systemctl ' '^DIE: '
 
 out=$(run cx3-sriov-eth 'rd.rdma.mlx4=0000:03:00.0/ib,ib' '' 'rp_early && rp_apply')
 expect "a failed action without required: a warning and the boot continues" "$out" \

@@ -32,7 +32,7 @@ declare -A NEEDS=(  # images each one needs
     [11-port-inactive]="server client-shell" [12-rd-break]="server client-shell"
     [13-pxe]="client-pxe server-pxe" [14-dhcp]="client-pxe server-pxe client-shell"
     [15-network-manager]="server client-systemd-nm"
-    [16-verify-peer]="server client-shell" [17-verify-no-listener]="server client-shell"
+    [16-verify-peer]="server client-shell" [17-verify-no-listener]="server client-shell client-systemd"
     [18-dracut-ng]="server client-ng-shell client-ng-systemd"
     [19-nm-no-generator]="server client-systemd-nm-nogen"
     [20-hca-standin]="server client-shell-fault"
@@ -71,6 +71,7 @@ build_images() {  # the images the selected scenarios need
         "${CLIENT_CONF[@]/#rdma_provision_config=*/rdma_provision_config=$E2E/cluster.conf}" || rc=1; }
     [[ $want == *" server-pxe "* ]] && { prepare_pxe_dir && build_image server-pxe \
         "base bash udev-rules e2e-nfs-server" "e2e_nfsroot=$W/nfsroot" "e2e_pxe_dir=$W/pxe" \
+        "e2e_verify_bin=$PKG_ROOT/usr/sbin/rdma-provision" \
         "# pxe files: $(cat "$W/pxe"/* | sha256sum | cut -d' ' -f1)" || rc=1; }
     # dracut-ng (trixie's dracut 106, run from its own tree): both init flavours.
     [[ $want == *" client-ng-shell "* ]] && { DRACUT_FLAVOUR=ng build_image client-ng-shell \
@@ -117,7 +118,7 @@ scenario_boot() {  # shared by 1 and 2: the full boot with rd.rdma.required=1
     # The real root's own run (nfsroot/init, as rdma-provision.service): nothing to do,
     # and the interface that carries the root stays up (the write above came after it).
     check_line "$log" 'NFSROOT: second apply: exit 0 in 0\.[0-9]+ s' "second apply on the real root: exit 0 within 1 s"
-    check_line "$log" 'NFSROOT: second apply \| .*summary: 0 done, [0-9]+ already, 0 skipped, 0 failed' \
+    check_line "$log" 'NFSROOT: second apply \| .*summary: 0 done, [0-9]+ already, [0-9]+ checked, 0 skipped, 0 failed' \
         "second apply changed nothing"
     check_line "$log" "NFSROOT: netdev $NIC address .* operstate up" "$NIC, which carries the root, is up after it"
     check_line "$log" 'NFSROOT: metrics \| rdma_provision_exit_code 0' "the real root's run wrote node_exporter's textfile"
@@ -523,7 +524,8 @@ scenario_14-dhcp() {
     # rdma-provision gave) with the server VM answering on the private segment only
     # (busybox udhcpd, a static lease by MAC). (a) The address comes by DHCP on fabric0
     # and the root over NFS/RDMA. (b) No DHCP server: the boot ends, bounded, with
-    # dracut's reason, rdma-provision having done its part.
+    # dracut's reason, rdma-provision having done its part. (c) root=dhcp with
+    # rd.rdma.verify=peer: the peer is the server of the DHCP root-path.
     local log=$RUN_DIR/dhcp-client.log
     start_vm server "$W/img/server-pxe.img" \
         "console=ttyS0 panic=-1 rd.shell=0 e2e.ip=$SRV_IP/24 e2e.lifetime=400 e2e.leases=$CLI_MAC=$CLI_IP" \
@@ -546,6 +548,39 @@ scenario_14-dhcp() {
     check_line "$log" "NFSROOT: root mount: .* / nfs4 .*proto=rdma,port=20049.*clientaddr=${CLI_IP//./\\.}," \
         "(a) / is NFS over RDMA from the address DHCP gave fabric0"
     check_line "$log" 'E2E-RESULT: BOOTED' "(a) booted into the NFS root"
+
+    # (c) root=dhcp and rd.rdma.verify=peer: the peer is the NFS server of the root-path
+    # DHCP gave (udhcpd's option 17), which dracut's dhclient-script recorded in
+    # /tmp/dhclient.fabric0.dhcpopts before the online hook; the server's listener answers.
+    log=$RUN_DIR/root-dhcp-client.log
+    start_vm server "$W/img/server-pxe.img" \
+        "console=ttyS0 panic=-1 rd.shell=0 e2e.ip=$SRV_IP/24 e2e.lifetime=400 e2e.leases=$CLI_MAC=$CLI_IP e2e.rootpath=nfs4:$SRV_IP:/export/root:rdma,port=20049,vers=4.2 e2e.verify-listen=1" \
+        "$SRV_MAC" "$PORT_A" "$PORT_B" 460
+    if wait_for_line server 'E2E-SERVER: READY' 240; then
+        rc=0 t0=$(now)
+        start_vm client "$W/img/client-shell.img" \
+            "$BOOT root=dhcp rw ip=$NIC:dhcp rd.neednet=1 $RDMA_ARGS rd.rdma.required=1 rd.rdma.verify=peer" \
+            "$CLI_MAC" "$PORT_B" "$PORT_A" 300
+        wait_vm client || rc=$?
+        wait_for_line server 'E2E-SERVER: client done' 30 > /dev/null && sleep 2
+    else
+        check_true 1 "(c) the server came up"
+    fi
+    stop_vm server
+    rename_logs root-dhcp
+    check_true "$rc" "(c) root=dhcp: client VM powered off by itself (exit $rc) in $(elapsed "$t0") s"
+    check_line "$log" "rdma-provision: checked +verify-peer +$SRV_IP:7472: .*\\[cmdline: rd.rdma.verify=peer \\(the NFS server of /tmp/dhclient\\.fabric0\\.dhcpopts \\(new_root_path\\)\\)\\]" \
+        "(c) the peer check took the server from the DHCP root-path dracut recorded for fabric0"
+    check_order "$log" 'rdma-provision: checked +verify-peer' "E2E-ONLINE: $NIC configured" \
+        "(c) ... at the online point, before netroot mounted the root"
+    check_line "$RUN_DIR/root-dhcp-server.log" "E2E-SERVER: rdma-provision: verify: connection from ${CLI_IP%/*} on rxe0/1" \
+        "(c) the server's listener saw the client"
+    check_line "$log" "NFSROOT: root mount: .* / nfs4 .*proto=rdma,port=20049" "(c) / is NFS over RDMA from the DHCP root-path"
+    check_line "$log" 'E2E-RESULT: BOOTED' "(c) booted into the NFS root"
+    check_line "$log" 'NFSROOT: second apply \| .*no peer to check: cmdline: root=dhcp takes the NFS server from DHCP, which only the initramfs knows' \
+        "(c) the real root's apply says why it checks no peer (DHCP's server is the initramfs' to know)"
+    check_line "$log" 'NFSROOT: second apply \| .*summary: 0 done, 0 already, 1 checked, 0 skipped, 0 failed' \
+        "(c) ... its port check counted as checked, not done"
 
     log=$RUN_DIR/no-server-client.log
     boot_pair no client-shell "$BOOT $ROOT_RDMA ip=$NIC:dhcp rd.neednet=1 $RDMA_ARGS rd.retry=10" 420
@@ -589,23 +624,26 @@ scenario_16-verify-peer() {
     client_booted_checks
     check_line "$log" 'rdma-provision: verify: aux0 is online, but the route to the peer 10\.77\.0\.1 does not exist yet: the peer is checked when that interface is online' \
         "aux0 came online first: no route to the peer through it, the check waited"
-    check_order "$log" 'verify: aux0 is online, but the route' 'rdma-provision: done +verify-peer' \
+    check_order "$log" 'verify: aux0 is online, but the route' 'rdma-provision: checked +verify-peer' \
         "... and ran once fabric0, which routes to the peer, was online"
-    check_line "$log" 'rdma-provision: done +verify-port +rxe0/1: .*GID ::ffff:10\.77\.0\.2 \(index [0-9]+, RoCE v2\), RDMA WRITE of [0-9]+ bytes checked, 8 round trips, median' \
+    check_line "$log" 'rdma-provision: checked +verify-port +rxe0/1: .*GID ::ffff:10\.77\.0\.2 \(index [0-9]+, RoCE v2\), RDMA WRITE of [0-9]+ bytes checked, 8 round trips, median' \
         "the loopback on rxe0/1 (at network-online) used the IPv4 RoCE v2 GID, checked its RDMA WRITE and timed round trips"
-    check_order "$log" 'rdma-provision: done +verify-port' 'rdma-provision: done +verify-peer' "the port was checked before the peer"
-    check_line "$log" "rdma-provision: done +verify-peer +$SRV_IP:7472: .*via rxe0/1 GID ::ffff:10\.77\.0\.2, RDMA WRITE of 4096 bytes checked by the peer, 8 round trips, median" \
+    check_order "$log" 'rdma-provision: checked +verify-port' 'rdma-provision: checked +verify-peer' "the port was checked before the peer"
+    check_line "$log" "rdma-provision: checked +verify-peer +$SRV_IP:7472: .*via rxe0/1 GID ::ffff:10\.77\.0\.2, RDMA WRITE of 4096 bytes checked by the peer, 8 round trips, median" \
         "verify --boot: connected to the NFS server's listener by the IPv4 GID, the peer checked the write"
-    check_order "$log" 'rdma-provision: done +verify-peer' "E2E-ONLINE: $NIC configured" \
+    check_order "$log" 'rdma-provision: checked +verify-peer' "E2E-ONLINE: $NIC configured" \
         "the peer was verified at the network-online point, before netroot mounted the root"
     check_line "$RUN_DIR/server.log" "E2E-SERVER: rdma-provision: verify: connection from ${CLI_IP%/*} on rxe0/1" "the server's listener saw the client"
     check_line "$RUN_DIR/server.log" 'E2E-SERVER: rdma-provision: verify: .*DISCONNECTED after 9 message\(s\); RDMA WRITE checked' \
         "... which wrote 4096 bytes it checked, then 8 round trips"
     check_line "$log" "NFSROOT: verify.env \| RP_EXIT_CODE='0'" "the real root sees the peer check's result (verify.env)"
-    check_line "$log" "NFSROOT: verify.env \\| RP_SUMMARY='summary: 2 done, 0 already, 0 skipped, 0 failed" "... both checks (verify.env)"
+    check_line "$log" "NFSROOT: verify.env \\| RP_SUMMARY='summary: 0 done, 0 already, 2 checked, 0 skipped, 0 failed" "... both checks (verify.env)"
     check_line "$log" 'rdma-provision: verify: 2 checks, [0-9.]+ s CPU' "what the checks cost the boot's CPU"
     check_line "$log" 'NFSROOT: metrics \| rdma_provision_verify\{check="peer",object="10.77.0.1:7472"\} 1' \
         "the real root's run checked the path again, for the fleet's metrics"
+    check_line "$log" 'NFSROOT: second apply \| .*summary: 0 done, [0-9]+ already, 2 checked, 0 skipped, 0 failed' \
+        "the real root's second apply: its two checks counted as checked, 0 done (nothing changed)"
+    check_line "$log" 'NFSROOT: metrics \| rdma_provision_actions\{outcome="checked"\} 2' "... and so in the metrics"
 }
 
 scenario_21-verify-load() {
@@ -621,7 +659,7 @@ scenario_21-verify-load() {
     check_line "$srv" 'E2E-SERVER: device removal: rdma link delete rxe0: exit 0' "the server's rxe0 was deleted under the listener, which let it go"
     check_line "$srv" 'E2E-SERVER: rdma-provision: verify: 10\.77\.0\.1:7472: RDMA_CM_EVENT_DEVICE_REMOVAL: closing everything, to start anew' "the listener saw its device go and closed everything"
     check_line "$srv" 'E2E-SERVER: rdma-provision: verify: listening again on 10\.77\.0\.1:7472' "... and listened again once rxe0 was back"
-    check_line "$log" "rdma-provision: done +verify-peer +$SRV_IP:7472" "the boot's own peer check passed against the limited listener"
+    check_line "$log" "rdma-provision: checked +verify-peer +$SRV_IP:7472" "the boot's own peer check passed against the limited listener"
     local n
     n=$(grep -cE 'NFSROOT: load: client row[0-9]+ passed' "$log")
     check_true "$([[ $n -eq 10 ]]; echo $?)" "10 clients in a row passed ($n)"
@@ -657,17 +695,38 @@ scenario_21-verify-load() {
 scenario_17-verify-no-listener() {
     # The same boot against a server without a listener, rd.rdma.required=1: the connect
     # stage fails with the kernel's reason (IB CM reject 8: no listener on the port) and
-    # the boot stops before the mount, bounded.
-    local log=$RUN_DIR/client.log
+    # the boot stops before the mount, bounded. (a) Shell init: dracut's die(). (b) systemd
+    # init: the online hook runs in dracut-initqueue.service, where die() would halt with
+    # the reason only in the kernel log; the failure takes emergency.target instead, as a
+    # failed apply does (the unit's OnFailure=): the reason on the console, no die().
+    local log=$RUN_DIR/shell-client.log
     boot_pair yes client-shell "$BOOT $ROOT_RDMA $IP_NIC $RDMA_ARGS rd.rdma.required=1 rd.rdma.verify=peer" 240
-    check_true "$CLIENT_RC" "client VM powered off by itself (exit $CLIENT_RC) in $CLIENT_WALL s"
-    check_line "$log" 'rdma-provision: done +verify-port +rxe0/1' "the port itself passed its loopback"
+    rename_logs shell
+    check_true "$CLIENT_RC" "(a) client VM powered off by itself (exit $CLIENT_RC) in $CLIENT_WALL s"
+    check_line "$log" 'rdma-provision: checked +verify-port +rxe0/1' "(a) the port itself passed its loopback"
     check_line "$log" "failed +verify-peer +$SRV_IP:7472: .*: $SRV_IP:7472: connect \\(via rxe0/1\\): rejected: no listener on that port \\(IB CM reject reason 8" \
-        "the failing stage is named: connect, rejected, no listener on that port"
+        "(a) the failing stage is named: connect, rejected, no listener on that port"
     check_line "$log" 'rdma-provision: verify: the RDMA path to the peer does not work \(exit 1\).*stopping the boot' \
-        "rd.rdma.required=1: the failure stops the boot"
-    check_line "$log" 'E2E-RESULT: EMERGENCY' "dracut's emergency path ran"
-    check_no_line "$log" 'E2E-RESULT: BOOTED' "the root was not mounted"
+        "(a) rd.rdma.required=1: the failure stops the boot"
+    check_line "$log" 'E2E-RESULT: EMERGENCY' "(a) dracut's emergency path ran"
+    check_no_line "$log" 'E2E-RESULT: BOOTED' "(a) the root was not mounted"
+
+    log=$RUN_DIR/systemd-client.log
+    boot_pair yes client-systemd "$BOOT $ROOT_RDMA $IP_NIC $RDMA_ARGS rd.rdma.required=1 rd.rdma.verify=peer" 240
+    rename_logs systemd
+    check_true "$CLIENT_RC" "(b) systemd: client VM powered off by itself (exit $CLIENT_RC) in $CLIENT_WALL s"
+    check_line "$log" "failed +verify-peer +$SRV_IP:7472: .*rejected: no listener on that port" "(b) the failing stage is named"
+    check_line "$log" 'rdma-provision: FATAL: verify: the RDMA path to the peer does not work \(exit 1\).*rd.rdma.required=1: stopping the boot' \
+        "(b) the reason on the console, as a failed apply's under systemd"
+    check_line "$log" 'rdma-provision: starting emergency.target \(as a failed unit.s OnFailure= would\)' \
+        "(b) emergency.target started, the path of a failed apply's unit"
+    check_order "$log" 'rdma-provision: starting emergency.target' 'Reached target emergency.target' \
+        "(b) systemd reached emergency.target after it"
+    check_line "$log" 'E2E-RESULT: EMERGENCY' "(b) the emergency path ran"
+    check_line "$log" 'E2E-EMERGENCY: rdma-provision failure: verify: the RDMA path to the peer does not work' \
+        "(b) ... and the emergency hooks have the reason"
+    check_no_line "$log" 'E2E-EMERGENCY: die: |dracut: FATAL: rdma-provision' "(b) not dracut's die() (its halt, the reason only in the kernel log)"
+    check_no_line "$log" 'E2E-RESULT: BOOTED' "(b) the root was not mounted"
 }
 
 scenario_18-dracut-ng() {
@@ -691,7 +750,7 @@ scenario_18-dracut-ng() {
     done
     log=$RUN_DIR/client-ng-systemd-client.log
     check_line "$log" 'Finished .*rdma-provision-ap' "client-ng-systemd: rdma-provision-apply.service ran under dracut-ng's systemd units"
-    check_line "$log" "rdma-provision: done +verify-peer +$SRV_IP:7472" "client-ng-systemd: the peer verified from dracut-ng's online hook"
+    check_line "$log" "rdma-provision: checked +verify-peer +$SRV_IP:7472" "client-ng-systemd: the peer verified from dracut-ng's online hook"
 }
 
 scenario_19-nm-no-generator() {
@@ -785,7 +844,7 @@ scenario_20-hca-standin() {
     check_line "$log" 'rdma-provision: (done|already) +wait-port +rxe0/1: DOWN \(fabric0 down\) -> ACTIVE' \
         "the plan saw the port DOWN with its link down; the wait found it ACTIVE once the link was up"
     check_order "$log" "rdma-provision: done +link-up +$NIC" 'rdma-provision: (done|already) +wait-port +rxe0/1' "link-up before the wait"
-    check_line "$log" 'rdma-provision: done +verify-port +rxe0/1: .*RDMA WRITE of [0-9]+ bytes checked' \
+    check_line "$log" 'rdma-provision: checked +verify-port +rxe0/1: .*RDMA WRITE of [0-9]+ bytes checked' \
         "the port was loopback-checked once ACTIVE"
     client_booted_checks
 }

@@ -77,6 +77,30 @@ TEST(Engine, PortTypesAndRoceDefaultsReachTheWantedStateThenNothingChanges) {
   EXPECT_EQ(second.exit_code(), 0);
 }
 
+// A check changes nothing: its outcome is "checked", counted apart from the changes, so a
+// second apply with rd.rdma.verify on still says 0 done (issue #27 item 8).
+TEST(Engine, ChecksAreCountedApartFromChanges) {
+  ApplyReport r;
+  r.already = 1;
+  r.checked = 2;
+  r.took = std::chrono::milliseconds(410);
+  EXPECT_EQ(r.summary(), "summary: 0 done, 1 already, 2 checked, 0 skipped, 0 failed in 0.41 s");
+  EXPECT_EQ(r.exit_code(), 0);
+  const Action a{VerifyPort{"rxe0", 1, RoceMode::kV2}, "not verified", "rd.rdma.verify=ports"};
+  EXPECT_EQ(
+      outcome_line(a, Outcome::checked("8 round trips")).rfind("checked  verify-port rxe0/1: ", 0),
+      0u)
+      << outcome_line(a, Outcome::checked(""));
+  // The state files say it too: state.json's outcome, state.env's count.
+  Plan plan;
+  plan.actions.push_back(a);
+  r.outcomes = {Outcome::checked("8 round trips")};
+  EXPECT_NE(state_json(Config{}, plan, &r).find("\"outcome\": \"checked\""), std::string::npos)
+      << state_json(Config{}, plan, &r);
+  EXPECT_NE(state_env(Config{}, plan, &r).find("RP_CHECKED='2'"), std::string::npos);
+  EXPECT_NE(state_env(Config{}, plan, &r).find("RP_DONE='0'"), std::string::npos);
+}
+
 // The kernel loads mlx4_en itself when a card gets an Ethernet port (mlx4_request_modules),
 // before apply could load it with options: the PFC masks reach that load only through the
 // /run/modprobe.d file the early step writes (udev-rules --output).

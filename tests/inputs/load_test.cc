@@ -27,11 +27,12 @@ class LoadTest : public ::testing::Test {
     fs::create_directories(fs::path(dir_ + path).parent_path());
     std::ofstream(dir_ + path) << text;
   }
-  Inputs load() {
+  Inputs load(const std::string& cmdline = "") {
     InputOptions opt;
-    opt.cmdline_text = "";
+    opt.cmdline_text = cmdline;
     return load_inputs(Root(dir_), opt);
   }
+  Config load_config(const std::string& cmdline) { return load(cmdline).config; }
   std::string dir_;
 };
 
@@ -126,6 +127,52 @@ TEST_F(LoadTest, IbPkeyAndRdRdmaPkeyForOnePartition) {
             "cmdline: rd.rdma.pkey=ib0:0x8002:storage: asks for partition 0x8002 on ib0 as "
             "'storage', and cmdline: ib.pkey=ib0.8002 asks NetworkManager (in this image) for it "
             "as 'ib0.8002': give it one name, or drop one of them");
+}
+
+// rd.rdma.verify=peer with root=dhcp: the server dracut's DHCP handler recorded for the
+// interface now online (the forms of the file: tests/inputs/dhcp_root_test.cc).
+TEST_F(LoadTest, TheOnlineInterfacesFileGivesThePeerWithItsSource) {
+  put("/tmp/dhclient.fabric0.dhcpopts", "new_root_path='10.77.0.1:/export/root'\n");
+  put("/tmp/dhclient.aux0.dhcpopts", "new_ip_address='10.77.8.2'\n");
+  Config cfg = load_config("root=dhcp rd.rdma.verify=peer");
+  ASSERT_TRUE(cfg.nfs_server_unknown);
+  EXPECT_EQ(read_dhcp_root(Root(dir_), "aux0", cfg),
+            "no DHCP root-path from aux0 (cmdline: root=dhcp)");
+  EXPECT_FALSE(cfg.nfs_server);
+  EXPECT_EQ(read_dhcp_root(Root(dir_), "fabric0", cfg),
+            "the NFS server 10.77.0.1 from DHCP (/tmp/dhclient.fabric0.dhcpopts: new_root_path)");
+  ASSERT_TRUE(cfg.nfs_server);
+  EXPECT_EQ(cfg.nfs_server->value.str(), "10.77.0.1");
+  EXPECT_EQ(cfg.nfs_server->source.str(), "/tmp/dhclient.fabric0.dhcpopts (new_root_path)");
+  // The hand-off (no interface): any interface's record.
+  Config all = load_config("root=dhcp rd.rdma.verify=peer");
+  read_dhcp_root(Root(dir_), "", all);
+  ASSERT_TRUE(all.nfs_server);
+  // A server given on the command line is never replaced.
+  Config given = load_config("root=nfs:10.77.0.5:/r rd.rdma.verify=peer");
+  EXPECT_EQ(read_dhcp_root(Root(dir_), "fabric0", given), "");
+  EXPECT_EQ(given.nfs_server->value.str(), "10.77.0.5");
+}
+
+// At image build, `check` says when the peer can never be known; DHCP's is known at boot.
+TEST_F(LoadTest, CheckSaysWhenThePeerCannotBeKnown) {
+  auto warnings = [&](const char* cmdline) {
+    std::string all;
+    for (const auto& w : load(cmdline).diag.warnings) all += w.str() + "\n";
+    return all;
+  };
+  EXPECT_EQ(warnings("root=nfs:srv.example:/export/root rd.rdma.verify=peer"),
+            "cmdline: rd.rdma.verify=peer: peer: cmdline: root=nfs:srv.example:/export/root "
+            "names the NFS server by host name (srv.example): the peer cannot be known (no "
+            "name is resolved); the check will fail at boot: write rd.rdma.verify=peer:ADDR\n");
+  EXPECT_EQ(warnings("rd.rdma.verify=peer"),
+            "cmdline: rd.rdma.verify=peer: peer: no address given and root= names no NFS "
+            "server: the check will fail at boot: write rd.rdma.verify=peer:ADDR\n");
+  for (const char* fine : {"root=dhcp rd.rdma.verify=peer", "root=nfs:/export rd.rdma.verify=peer",
+                           "root=nfs:srv.example:/r rd.rdma.verify=peer:10.77.0.1",
+                           "root=nfs4:10.77.0.1:/r rd.rdma.verify=peer"}) {
+    EXPECT_EQ(warnings(fine), "") << fine;
+  }
 }
 
 }  // namespace

@@ -99,5 +99,21 @@ TEST(SessionDeadlines, ExpiryAndThePollTimeout) {
   EXPECT_EQ(d.size(), 0u);
 }
 
+// verify --listen's counts across a start anew (the environment of the fresh process).
+TEST(ListenResume, CountsRoundTripAndAnythingElseIsRefused) {
+  // sessions, refused, busy, passed, failed, expired, relistens
+  const ListenStats s{12, 1, 3, 10, 2, 1, 4};
+  const std::string text = listen_resume_text(s);
+  EXPECT_EQ(text, "12 1 3 10 2 1 4 ");
+  auto back = parse_listen_resume(text.c_str());
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->sessions, 12u);
+  EXPECT_EQ(back->relistens, 4u);
+  EXPECT_FALSE(parse_listen_resume(nullptr));
+  EXPECT_FALSE(parse_listen_resume("1 2 3"));
+  EXPECT_FALSE(parse_listen_resume("1 2 3 4 5 6 7 8"));
+  EXPECT_FALSE(parse_listen_resume("1 2 x 4 5 6 7"));
+}
+
 }  // namespace
 }  // namespace rp

@@ -887,6 +887,13 @@ TEST(VerifyPlanner, OnTheRealRootApplyChecksThePortsThenTheNfsServer) {
   EXPECT_EQ(none.notes.back(),
             "verify (cmdline: rd.rdma.verify): no peer to check: no address given and root= "
             "names no NFS server by address");
+  // The real root's check of the peer skips it while no route leads there (item 5).
+  EXPECT_TRUE(p.actions.back().get<VerifyPeer>().only_with_route);
+  // root=dhcp: the server was DHCP's, known in the initramfs only.
+  cfg.nfs_server_unknown = Sourced<std::string>{"", src("cmdline: root=dhcp")};
+  EXPECT_EQ(make_plan(cfg, rxe_node()).notes.back(),
+            "verify (cmdline: rd.rdma.verify): no peer to check: cmdline: root=dhcp takes the NFS "
+            "server from DHCP, which only the initramfs knows (its verify --boot checked it)");
 }
 
 TEST(VerifyPlanner, TheVerifyCommandChecksEveryPortWhenTheConfigurationNamesNone) {

@@ -122,7 +122,8 @@ TEST(Metrics, LabelValuesAreEscapedAsTheFormatSays) {
   EXPECT_EQ(value_of(samples, "rdma_provision_port_state", {{"device", d.name}}), 4);
 }
 
-// rd.rdma.verify's checks, one sample each: 1 passed, 0 failed, skipped or timed out.
+// rd.rdma.verify's checks, one sample each: 1 passed (checked), 0 failed, skipped or timed
+// out.
 TEST(Metrics, EachDataPathCheckIsASample) {
   Plan plan;
   plan.actions.emplace_back(VerifyPort{"rxe0", 1, RoceMode::kV2}, "not verified", "cmdline");
@@ -131,12 +132,15 @@ TEST(Metrics, EachDataPathCheckIsASample) {
   plan.actions.emplace_back(VerifyPort{"rxe1", 1, RoceMode::kV2}, "not verified", "cmdline");
   plan.actions.emplace_back(VerifyPort{"rxe2", 1, RoceMode::kV2}, "not verified", "cmdline");
   ApplyReport report;
-  report.outcomes = {Outcome::done("GID ::ffff:10.77.0.2"),
+  report.outcomes = {Outcome::checked("GID ::ffff:10.77.0.2"),
                      Outcome::failed(make_error("10.77.0.1:7472: connect", "rejected")),
                      Outcome::skipped("needs action 1, which failed"),
                      Outcome::timed_out(make_error("rxe2/1", "not ACTIVE"))};
-  report.done = report.failed = report.skipped = report.timed_out = 1;
+  report.checked = report.failed = report.skipped = report.timed_out = 1;
   auto samples = read_exposition(metrics_text(1, Config{}, plan, &report, Inventory{}, 1700000000));
+  // A check that passed is counted as checked, not as a change.
+  EXPECT_EQ(value_of(samples, "rdma_provision_actions", {{"outcome", "checked"}}), 1);
+  EXPECT_EQ(value_of(samples, "rdma_provision_actions", {{"outcome", "done"}}), 0);
   EXPECT_EQ(value_of(samples, "rdma_provision_verify", {{"check", "port"}, {"object", "rxe0/1"}}),
             1);
   EXPECT_EQ(
@@ -170,7 +174,9 @@ TEST(MetricsCli, ApplyWritesTheOutcomeForTheTextfileCollector) {
   EXPECT_EQ(value_of(samples, "rdma_provision_enabled"), 1);
   EXPECT_EQ(value_of(samples, "rdma_provision_actions", {{"outcome", "done"}}), 1) << text.str();
   // The mode is v2 already and the port ACTIVE: nothing planned for them.
-  EXPECT_NE(out.find("summary: 1 done, 0 already, 0 skipped, 0 failed"), std::string::npos) << out;
+  EXPECT_NE(out.find("summary: 1 done, 0 already, 0 checked, 0 skipped, 0 failed"),
+            std::string::npos)
+      << out;
   EXPECT_EQ(value_of(samples, "rdma_provision_actions", {{"outcome", "already"}}), 0);
   EXPECT_EQ(value_of(samples, "rdma_provision_actions", {{"outcome", "failed"}}), 0);
   EXPECT_EQ(value_of(samples, "rdma_provision_deadline_seconds"), 60);

@@ -122,6 +122,9 @@ if [ -d /srv/pxe ]; then
         echo "option lease 3600"
         echo "siaddr $_ip4"
         echo "boot_file http://$_ip4/boot.ipxe"
+        # e2e.rootpath= (scenario 14 (c), root=dhcp): DHCP option 17, the client's root.
+        _rootpath=$(getarg e2e.rootpath=)
+        [ -n "$_rootpath" ] && echo "option rootpath $_rootpath"
         for _lease in $(getarg e2e.leases= | tr "," " "); do  # MAC=IP,MAC=IP
             echo "static_lease ${_lease%%=*} ${_lease#*=}"
         done
