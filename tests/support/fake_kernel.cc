@@ -288,7 +288,9 @@ Status FakeKernel::mount(const std::string& fstype, const std::string& path) {
   journal_.push_back("mount " + fstype + " " + path);
   if (fstype == "configfs") {
     // The rdma_cm module registers its configfs subsystem when it loads.
-    for (auto line : split(real_.read("/proc/modules").value_or(""), '\n')) {
+    // Held: split() returns views into it (a temporary would dangle in the loop).
+    const std::string modules = real_.read("/proc/modules").value_or("");
+    for (auto line : split(modules, '\n')) {
       if (starts_with(line, "rdma_cm ")) {
         std::error_code ec;
         fs::create_directories(real(path + "/rdma_cm"), ec);
