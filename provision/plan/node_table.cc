@@ -5,16 +5,23 @@
 namespace rp {
 namespace {
 
-// A row whose key is a typo of `k` (at most two digits off), for the warning.
+// A row whose key is a typo of `k` (at most two digits off), for the warning; none when
+// two rows are as near (a cluster's MACs run in sequence: a stranger is near many rows).
 const NodeEntry* row_near(const Config& cfg, const HwKey& k) {
   const auto& rows = k.is_guid ? cfg.nodes_by_guid : cfg.nodes_by_mac;
   const std::string want = k.str();
   const NodeEntry* best = nullptr;
+  size_t best_d = 3;
+  bool tie = false;
   for (const auto& [v, e] : rows) {
-    if (edit_distance(want, e.key.str(), 2) <= 2 && (!best || e.source.line < best->source.line))
-      best = &e;
+    const size_t d = edit_distance(want, e.key.str(), 2);
+    if (d < best_d) {
+      best = &e, best_d = d, tie = false;
+    } else if (d == best_d && d <= 2) {
+      tie = true;
+    }
   }
-  return best;
+  return tie ? nullptr : best;
 }
 
 }  // namespace

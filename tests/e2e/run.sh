@@ -489,15 +489,16 @@ scenario_13-pxe() {
     check_line "$RUN_DIR/broken.log" 'E2E-PXE: kernel and a corrupt initramfs loaded over HTTP' "broken: iPXE loaded what the server served"
     check_line "$RUN_DIR/broken.log" 'Initramfs unpacking failed' "broken: the kernel's own message names the initramfs"
     check_line "$RUN_DIR/broken.log" 'Kernel panic' "broken: ... and the boot ends there (panic=-1, no hang)"
-    # A node the table does not know: the defaults apply, it says so once, and without
-    # its row it has no Soft-RoCE device, so the root over RDMA cannot come: bounded
-    # (dracut's retries, rd.retry=30).
+    # A node the table does not know: the defaults apply, it warns once (two rows are as
+    # near its MAC: no guess), and without its row it has no Soft-RoCE device, so the
+    # wait the command line names fails at once and the root over RDMA cannot come:
+    # bounded (dracut's retries, rd.retry=30).
     pxe_node stranger "$PXE_STRANGER_MAC" pxe
     log=$RUN_DIR/stranger.log
-    check_count "$log" "^\\[ *[0-9.]+\\] rdma-provision: the node table \\(2 rows\\) has no row for this node \\(${PXE_STRANGER_MAC}\\): the defaults apply" 1 \
-        "stranger: the node table has no row for its MAC, and it says so once"
-    check_line "$log" 'rdma-provision: wait for rxe0/1 \(cmdline: rd.rdma.wait=rxe0/1\): no such port is present' \
-        "stranger: the plan names what the defaults lack (and waits for nothing absent)"
+    check_count "$log" "^\\[ *[0-9.]+\\] rdma-provision: warning: /etc/rdma-provision/rdma-provision.conf: the node table \\(2 rows\\) has no row for this node \\(${PXE_STRANGER_MAC}\\): the defaults apply" 1 \
+        "stranger: the node table has no row for its MAC, and it warns so once"
+    check_line "$log" 'rdma-provision: error: failed  wait-port rxe0/1: absent -> ACTIVE: rxe0/1: no such RDMA port is present; none is present  \[cmdline: rd.rdma.wait=rxe0/1\]' \
+        "stranger: the wait for what only its row would make fails at once, naming it"
     check_line "$log" 'E2E-RESULT: EMERGENCY' "stranger: no root over RDMA without its row: dracut's emergency path, bounded"
     for i in 0 1; do
         name=node$i log=$RUN_DIR/node$i.log

@@ -77,6 +77,15 @@ TEST(NodeTable, NoRowForThisNodeChangesNothing) {
   far.nodes_by_mac[other.key.value] = other;
   resolve_node_table(one_nic("eth0", "52:54:00:77:00:02"), far);
   EXPECT_EQ(far.node_table_unmatched.find("did you mean"), std::string::npos);
+  // Two rows as near (a cluster's MACs in sequence, and a stranger): no guess either.
+  Config two;
+  for (const char* mac : {"52:54:00:77:00:03", "52:54:00:77:00:04"}) {
+    const NodeEntry r = row(mac, "fabric0");
+    two.nodes_by_mac[r.key.value] = r;
+  }
+  resolve_node_table(one_nic("eth0", "52:54:00:77:00:02"), two);
+  EXPECT_NE(two.node_table_unmatched, "");
+  EXPECT_EQ(two.node_table_unmatched.find("did you mean"), std::string::npos);
   Config matched;
   matched.nodes_by_mac[e.key.value] = e;
   resolve_node_table(one_nic("eth1", "52:54:00:77:00:07"), matched);
