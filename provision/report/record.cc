@@ -74,9 +74,11 @@ namespace {
 // /proc/self/mounts escapes space, tab, newline and backslash as \ooo (fs/proc_namespace.c
 // show_vfsmnt -> seq_escape with " \t\n\\").
 std::string unescape_mount(std::string_view s) {
+  auto octal = [](char c, char top) { return c >= '0' && c <= top; };
   std::string o;
   for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\\' && i + 3 < s.size() && s[i + 1] >= '0' && s[i + 1] <= '3') {
+    if (s[i] == '\\' && i + 3 < s.size() && octal(s[i + 1], '3') && octal(s[i + 2], '7') &&
+        octal(s[i + 3], '7')) {
       o += static_cast<char>((s[i + 1] - '0') * 64 + (s[i + 2] - '0') * 8 + (s[i + 3] - '0'));
       i += 3;
     } else {

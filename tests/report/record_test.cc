@@ -48,6 +48,9 @@ TEST(RootMount, TheLastMountOfRootAndNfsOverRdma) {
   m = write("rootfs / rootfs rw 0 0\n10.0.0.1:/srv /sysroot nfs4 rw,proto=rdma 0 0\n");
   EXPECT_EQ(m->mount_point, "/sysroot");
   EXPECT_TRUE(m->over_rdma());
+  // Only a backslash and three octal digits is an escape; anything else is kept.
+  m = write("host:/a\\09b\\x / nfs rw,proto=tcp 0 0\n");
+  EXPECT_EQ(m->device, "host:/a\\09b\\x");
   m = write("/dev/sda1 / ext4 rw 0 0\n");
   EXPECT_FALSE(m->over_rdma());
 }
