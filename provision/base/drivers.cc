@@ -33,4 +33,46 @@ std::optional<std::string_view> rdma_driver_for(std::string_view nic_driver,
   return std::nullopt;
 }
 
+std::optional<DriverPorts> driver_ports(std::string_view driver) {
+  struct Row {
+    std::string_view nic, rdma;
+    bool ib, opa, iwarp, v1, v2, enhanced;
+    std::string_view v2_only_on;
+  };
+  // InfiniBand/RoCE/iWARP/OPA: rdma-core kernel-boot/rdma-description.rules. RoCE versions:
+  // mlx4 lists RoCE v2 GIDs only with MLX4_DEV_CAP_FLAG2_ROCE_V1_V2 (hw/mlx4/main.c), which
+  // ConnectX-3 Pro firmware sets; mlx5, bnxt_re, qedr, hns and pvrdma report both
+  // (RDMA_CORE_PORT_IBA_ROCE | RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP in their
+  // get_port_immutable); rdma_rxe reports RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP alone
+  // (sw/rxe/rxe_verbs.c rxe_port_immutable); irdma's RoCE (roce_ena=1) is v2 only
+  // (hw/irdma/verbs.c irdma_roce_port_immutable; "irdma" alone means ice's, which can run
+  // it; i40e's X722 is iWARP only). Enhanced IPoIB: mlx5 gives ib_ipoib an
+  // rdma_netdev (hw/mlx5/main.c mlx5_ib_rn_get_params) whose hardware address has no
+  // connected-mode flag, so ipoib_set_mode refuses "connected" (ulp/ipoib/ipoib_main.c).
+  static constexpr Row kRows[] = {
+      {"mlx4_core", "mlx4_ib", true, false, false, true, true, false, "a ConnectX-3 Pro"},
+      {"mlx5_core", "mlx5_ib", true, false, false, true, true, true, ""},
+      {"ib_mthca", "ib_mthca", true, false, false, false, false, false, ""},
+      {"ib_qib", "ib_qib", true, false, false, false, false, false, ""},
+      {"hfi1", "hfi1", false, true, false, false, false, false, ""},
+      {"cxgb4", "iw_cxgb4", false, false, true, false, false, false, ""},
+      {"i40e", "i40e", false, false, true, false, false, false, ""},
+      {"ice", "irdma", false, false, true, false, true, false, ""},
+      {"be2net", "ocrdma", false, false, false, true, true, false, ""},
+      {"bnxt_en", "bnxt_re", false, false, false, true, true, false, ""},
+      {"hns3", "hns_roce_hw_v2", false, false, false, true, true, false, ""},
+      {"qede", "qedr", false, false, true, true, true, false, ""},
+      {"vmw_pvrdma", "vmw_pvrdma", false, false, false, true, true, false, ""},
+      {"rdma_rxe", "rdma_rxe", false, false, false, false, true, false, ""},
+      {"siw", "siw", false, false, true, false, false, false, ""},
+      {"erdma", "erdma", false, false, true, false, false, false, ""},  // iWARP (hw/erdma)
+      {"efa", "efa", false, false, false, false, false, false, ""},     // SRD: neither
+  };
+  for (const auto& r : kRows) {
+    if (driver != r.nic && driver != r.rdma) continue;
+    return DriverPorts{driver, r.ib, r.opa, r.iwarp, r.v1, r.v2, r.enhanced, r.v2_only_on};
+  }
+  return std::nullopt;
+}
+
 }  // namespace rp

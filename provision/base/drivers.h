@@ -24,4 +24,21 @@ const std::vector<DriverPair>& rdma_driver_pairs();
 std::optional<std::string_view> rdma_driver_for(std::string_view nic_driver,
                                                 std::string_view pci_device = "");
 
+// What the ports of a driver's devices can be, for checks against a target known only by
+// its drivers (`check --drivers`, `image-needs --drivers`). Keyed by the NIC driver or the
+// RDMA driver ("mlx5_core" or "mlx5_ib"). The technologies are rdma-core's
+// (kernel-boot/rdma-description.rules tags ID_RDMA_INFINIBAND, _ROCE, _IWARP, _OPA by the
+// NIC driver); the RoCE versions are the drivers' own (cited in drivers.cc).
+struct DriverPorts {
+  std::string_view driver;  // as given
+  bool infiniband = false, opa = false, iwarp = false;
+  bool roce_v1 = false, roce_v2 = false;
+  // IPoIB is Enhanced IPoIB (mlx5: ib_ipoib's ipoib_enhanced=1, its default): datagram
+  // mode only.
+  bool enhanced_ipoib = false;
+  // RoCE v2 on some devices only (mlx4: a ConnectX-3 Pro has it, a ConnectX-3 not).
+  std::string_view roce_v2_only_on;
+};
+std::optional<DriverPorts> driver_ports(std::string_view driver);
+
 }  // namespace rp

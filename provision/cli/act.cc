@@ -13,6 +13,7 @@
 #include "provision/inventory/inventory.h"
 #include "provision/kernel/files.h"
 #include "provision/plan/plan.h"
+#include "provision/report/effective.h"
 #include "provision/report/handoff.h"
 #include "provision/report/metrics.h"
 #include "provision/report/record.h"
@@ -33,7 +34,10 @@ int cmd_apply(const Options& o) {
   if (!in.diag.ok() || !plan.diag.ok()) {
     for (const auto& e : in.diag.errors) log.error(e.str());
     for (const auto& e : plan.diag.errors) log.error(e.str());
-    log.error("invalid input: nothing applied");
+    // Say what the node goes without: every setting of a valid input is left too.
+    const std::string left = not_applied_summary(in.config);
+    log.error("invalid input: nothing applied" +
+              (left.empty() ? std::string() : "; not applied: " + left));
     return finish_apply(o, root, run, in, plan, nullptr, kExitInvalid, log);
   }
   for (const auto& n : plan.notes) log.notice(n);

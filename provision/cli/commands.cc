@@ -19,9 +19,16 @@ const std::vector<Command>& command_table() {
        cmd_status,
        "RDMA devices, ports, mlx4 port types and network links, as they are now"},
       {"check",
-       {"--root", "inputs"},
+       {"--root", "inputs", "--drivers"},
        cmd_check,
-       "validate every input; exit 2 when something is invalid"},
+       "validate every input, against this machine or, with --drivers, against a target "
+       "known by its RDMA drivers; exit 2 when something is invalid"},
+      {"config",
+       {"--root", "inputs", "--json"},
+       cmd_config,
+       "the effective configuration: every value after all inputs are merged (and this "
+       "node's row of the node table), each with the file and line or command-line token it "
+       "came from"},
       {"plan",
        {"--root", "inputs", "--json"},
        cmd_plan,

@@ -39,6 +39,7 @@ int run_cli(const std::vector<std::string>& args);
 // verify.cc: verify).
 int cmd_status(const Options& o);
 int cmd_check(const Options& o);
+int cmd_config(const Options& o);
 int cmd_plan(const Options& o);
 int cmd_image_needs(const Options& o);
 int cmd_apply(const Options& o);

@@ -1,12 +1,14 @@
-// The commands that only read: status, check, plan and image-needs.
+// The commands that only read: status, check, config, plan and image-needs.
 #include <cstdio>
 
 #include "provision/base/root.h"
 #include "provision/cli/commands.h"
 #include "provision/image/needs.h"
+#include "provision/image/target_check.h"
 #include "provision/inputs/load.h"
 #include "provision/inventory/inventory.h"
 #include "provision/plan/plan.h"
+#include "provision/report/effective.h"
 #include "provision/report/status.h"
 
 namespace rp {
@@ -19,10 +21,31 @@ int cmd_status(const Options& o) {
   return kExitOk;
 }
 
+namespace {
+
+// check --drivers: the inputs against the target's drivers, not against this machine
+// (image/target_check.h).
+int check_for_target(const Inputs& in, const std::vector<std::string>& drivers) {
+  Diagnostics target;
+  check_target(in.config, drivers, target);
+  print_diagnostics(in.diag);
+  print_diagnostics(target);
+  const size_t errors = in.diag.errors.size() + target.errors.size();
+  const size_t warnings = in.diag.warnings.size() + target.warnings.size();
+  std::string list;
+  for (const auto& d : drivers) list += (list.empty() ? "" : " ") + d;
+  std::printf("check: %zu error%s, %zu warning%s; target drivers: %s\n", errors,
+              errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s", list.c_str());
+  return errors ? kExitInvalid : kExitOk;
+}
+
+}  // namespace
+
 int cmd_check(const Options& o) {
-  auto p = prepare(o, "check");
+  auto p = prepare(o, "check", !o.drivers);
   if (!p) return kExitUsage;
   const Inputs& in = p->in;
+  if (o.drivers) return check_for_target(in, *o.drivers);
   Plan plan = make_plan(in.config, p->inv);  // its cross-checks against the machine
   print_diagnostics(in.diag);
   print_diagnostics(plan.diag);
@@ -42,6 +65,17 @@ int cmd_check(const Options& o) {
               warnings, warnings == 1 ? "" : "s", files.empty() ? " no files" : files.c_str(),
               in.config.enabled.value ? "" : " (rd.rdma=0: disabled)");
   return errors ? kExitInvalid : kExitOk;
+}
+
+// The inputs merged, with this machine's row of the node table; an invalid input is
+// shown too (its errors first), so that what it would have set can be seen.
+int cmd_config(const Options& o) {
+  auto p = prepare(o, "config");
+  if (!p) return kExitUsage;
+  print_diagnostics(p->in.diag);
+  print(o.json ? effective_json(p->in.config, p->in.files_read)
+               : effective_text(p->in.config, p->in.files_read));
+  return p->in.diag.ok() ? kExitOk : kExitInvalid;
 }
 
 int cmd_plan(const Options& o) {
@@ -74,6 +108,8 @@ int cmd_image_needs(const Options& o) {
   // the node table, which for other images must not depend on this machine.
   Inventory inv = opt.drivers == DriverChoice::kHost ? discover(root, Detail::kPlan) : Inventory{};
   Inputs in = load_inputs(root, o.inputs);
+  // A target known by its drivers: what none of them can do fails the image build.
+  if (opt.drivers == DriverChoice::kGiven) check_target(in.config, opt.given, in.diag);
   print_diagnostics(in.diag);
   if (!in.diag.ok()) {
     std::fprintf(stderr, "rdma-provision: image-needs: invalid input, nothing listed\n");

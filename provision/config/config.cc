@@ -1,5 +1,7 @@
 #include "provision/config/config.h"
 
+#include <algorithm>
+
 #include "provision/base/strings.h"
 
 namespace rp {
@@ -102,6 +104,40 @@ void check_node_table_names(const Config& cfg, Diagnostics& diag) {
                                 it->second.source + " gives it to " + it->second.value.str() +
                                 ": " + row.key.str() +
                                 " is not named by the table (the explicit name wins)");
+    }
+  }
+}
+
+void check_node_rows(const Config& cfg, Diagnostics& diag) {
+  // In file order, so that the messages come out the same on every run.
+  std::vector<const NodeEntry*> rows;
+  for (const auto* table : {&cfg.nodes_by_mac, &cfg.nodes_by_guid})
+    for (const auto& [k, row] : *table) rows.push_back(&row);
+  std::sort(rows.begin(), rows.end(), [](const NodeEntry* a, const NodeEntry* b) {
+    return std::pair(a->source.file, a->source.line) < std::pair(b->source.file, b->source.line);
+  });
+  std::unordered_map<std::string, const NodeEntry*> by_address;
+  for (const NodeEntry* row : rows) {
+    const std::string node = "node " + row->key.str();
+    // A 6-byte key is an Ethernet MAC: an IPoIB interface's address is 20 bytes
+    // (INFINIBAND_ALEN, ulp/ipoib/ipoib_main.c ipoib_setup_common) and is keyed by GUID.
+    if (!row->key.is_guid && (row->mode || !row->pkeys.empty())) {
+      diag.error(row->source, node + ": " + (row->mode ? "mode=" : "pkeys=") +
+                                  " is an IPoIB setting, and a MAC names an Ethernet interface "
+                                  "(key an IPoIB port by its GUID)");
+    }
+    // siw attaches to Ethernet-like interfaces only (sw/siw/siw_main.c siw_dev_qualified:
+    // ARPHRD_ETHER, ARPHRD_IEEE802, ARPHRD_NONE), never to an IPoIB one.
+    if (row->key.is_guid && row->soft && row->soft->kind == SoftKind::kSiw) {
+      diag.error(row->source, node + ": siw= needs an Ethernet interface, and a port GUID "
+                                     "names an IPoIB one (key the row by the NIC's MAC)");
+    }
+    for (const auto& a : row->addresses) {
+      auto [it, fresh] = by_address.emplace(a.address.str(), row);
+      if (fresh || it->second == row) continue;
+      diag.error(row->source, node + ": address " + a.address.str() + " is also node " +
+                                  it->second->key.str() + "'s, at " + it->second->source +
+                                  " (each address belongs to one node)");
     }
   }
 }

@@ -254,4 +254,9 @@ void add_module(Config& cfg, std::string name, Source source);
 // (two interfaces would be asked for one name; the explicit name wins).
 void check_node_table_names(const Config& cfg, Diagnostics& diag);
 
+// Every row of the node table on its own, whichever node is being built or booted: IPoIB
+// fields on a MAC row, siw= on a GUID row, one address in two rows (errors at the row).
+// Names may repeat across rows: every node of a fleet may call its port fab0.
+void check_node_rows(const Config& cfg, Diagnostics& diag);
+
 }  // namespace rp

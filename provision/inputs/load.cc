@@ -228,6 +228,7 @@ Inputs load_inputs(const Root& root, const InputOptions& opt) {
   leave_ib_pkey_to_networkmanager(root, in);
   check_nm_generator(root, in);
   check_node_table_names(in.config, in.diag);
+  check_node_rows(in.config, in.diag);
   check_verify_peer(in.config, in.diag);
   return in;
 }

@@ -121,6 +121,32 @@ void PlanBuilder::absent_wait(Action a, const std::string& noun, const std::stri
   add(std::move(a));
 }
 
+// "ib0 is renamed fab0 by <its name's source>: ...", when `wanted` is the name an
+// interface has now and this plan gives it another one; else "".
+std::string PlanBuilder::renamed_away(const std::string& wanted) const {
+  const std::string final = final_name(wanted);
+  if (final == wanted || iface(wanted)) return "";
+  auto named = cfg.names.find(final);
+  return "interface " + wanted + " is renamed " + final +
+         (named == cfg.names.end() ? "" : " by " + named->second.source) +
+         " before this applies: name it " + final;
+}
+
+void PlanBuilder::absent_iface(const Source& where, const std::string& what,
+                               const std::string& noun, const std::string& wanted) {
+  if (auto r = renamed_away(wanted); !r.empty()) return plan_.diag.warn(where, what + ": " + r);
+  absent(where, what, noun, wanted, present_netdevs());
+}
+
+void PlanBuilder::absent_iface_wait(Action a, const std::string& wanted) {
+  if (auto r = renamed_away(wanted); !r.empty()) {
+    a.never = r;
+    add(std::move(a));
+    return;
+  }
+  absent_wait(std::move(a), "interface", wanted, present_netdevs());
+}
+
 std::vector<PlanBuilder::Candidate> PlanBuilder::present_ports(bool roce) const {
   std::vector<Candidate> out;
   for (const auto& d : inv.rdma) {
@@ -135,8 +161,11 @@ std::vector<PlanBuilder::Candidate> PlanBuilder::present_ports(bool roce) const 
 
 std::vector<PlanBuilder::Candidate> PlanBuilder::present_netdevs() const {
   std::vector<Candidate> out;
-  for (const auto& n : inv.netdevs)
-    if (n.type != kArphrdLoopback) out.push_back({n.name, n.name});
+  for (const auto& n : inv.netdevs) {
+    if (n.type == kArphrdLoopback) continue;
+    const std::string final = final_name(n.name);
+    out.push_back({final, final == n.name ? final : final + " (now " + n.name + ")"});
+  }
   return out;
 }
 

@@ -53,8 +53,15 @@ class PlanBuilder {
   // network, far from the cause.
   void absent_wait(Action a, const std::string& noun, const std::string& wanted,
                    const std::vector<Candidate>& present);
+  // The same for an interface, with the interfaces listed by the names they will have;
+  // a name this plan renames away is said as such ("ib0 is renamed fab0 by ..."), not
+  // as a typo of itself.
+  void absent_iface(const Source& where, const std::string& what, const std::string& noun,
+                    const std::string& wanted);
+  void absent_iface_wait(Action a, const std::string& wanted);
   // What is present, for those messages: every RDMA port ("mlx5_0/1"; RoCE ports only
-  // with `roce`), every interface by name, every interface by hardware address.
+  // with `roce`), every interface by the name it will have (with the name it has now
+  // when that differs), every interface by hardware address.
   std::vector<Candidate> present_ports(bool roce) const;
   std::vector<Candidate> present_netdevs() const;
   std::vector<Candidate> present_addresses(bool guid) const;
@@ -116,6 +123,7 @@ class PlanBuilder {
   std::map<std::string, Iface> ifaces_;
   std::map<std::string, std::string> renamed_;
   std::map<std::string, size_t> up_action_;
+  std::string renamed_away(const std::string& wanted) const;
 };
 
 // The capability planners, in the order build() runs them (plan/plan.cc).

@@ -59,7 +59,7 @@ void plan_pkey_children(PlanBuilder& b) {
     const uint16_t pkey = c.full_pkey();
     const std::string name = c.child_name();
     if (!parent) {
-      b.absent(c.source, "P_Key child " + name, "parent interface", c.parent, b.present_netdevs());
+      b.absent_iface(c.source, "P_Key child " + name, "parent interface", c.parent);
       continue;
     }
     if (parent->netdev && parent->netdev->type != kArphrdInfiniband) {
@@ -99,8 +99,8 @@ void plan_ipoib(PlanBuilder& b) {
     const Iface* f = b.iface(ifname);
     const std::string src = s.mode ? s.mode->source.str() : s.mtu ? s.mtu->source.str() : "";
     if (!f) {
-      b.absent(s.mode ? s.mode->source : s.mtu->source, "IPoIB settings", "interface", ifname,
-               b.present_netdevs());
+      b.absent_iface(s.mode ? s.mode->source : s.mtu->source, "IPoIB settings", "interface",
+                     ifname);
       continue;
     }
     const NetDev* n = f->netdev;

@@ -52,7 +52,7 @@ void plan_addresses(PlanBuilder& b) {
   for (const auto& [ifname, list] : b.cfg.addresses) {
     const Iface* f = b.iface(ifname);
     if (!f) {
-      b.absent(list.front().source, "addresses", "interface", ifname, b.present_netdevs());
+      b.absent_iface(list.front().source, "addresses", "interface", ifname);
       continue;
     }
     std::optional<size_t> last;

@@ -16,7 +16,7 @@ void plan_soft_links(PlanBuilder& b) {
     if (!f) f = b.iface(b.final_name(netdev));
     const std::string kind(to_string(l.kind));
     if (!f) {
-      b.absent(l.source, kind + " link", "interface", netdev, b.present_netdevs());
+      b.absent_iface(l.source, kind + " link", "interface", netdev);
       continue;
     }
     bool exists = false;

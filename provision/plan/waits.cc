@@ -28,8 +28,7 @@ void wait_port(PlanBuilder& b, std::set<std::string>& waited, const std::string&
 void wait_link(PlanBuilder& b, const std::string& ifname, const std::string& reason) {
   const Iface* f = b.iface(ifname);
   if (!f) {
-    b.absent_wait(Action{WaitLink{ifname}, "absent", reason}, "interface", ifname,
-                  b.present_netdevs());
+    b.absent_iface_wait(Action{WaitLink{ifname}, "absent", reason}, ifname);
     return;
   }
   if (f->netdev && f->netdev->carrier && !f->producer) return;

@@ -64,7 +64,8 @@ TEST(LoudMistakes, AWaitThatCanNeverBeMetFailsApplyAtOnce) {
                   "failed  wait-port mlx5_9/1: absent -> ACTIVE: mlx5_9/1: no such RDMA "
                   "port is present"))
       << apply.out;
-  EXPECT_TRUE(has(apply.out, "summary: 0 done, 0 already, 0 checked, 0 skipped, 1 failed")) << apply.out;
+  EXPECT_TRUE(has(apply.out, "summary: 0 done, 0 already, 0 checked, 0 skipped, 1 failed"))
+      << apply.out;
   // Said once: no warning besides the failed action.
   EXPECT_FALSE(has(apply.out, "warning:")) << apply.out;
   // A wait for an interface that is not there fails the same way.
@@ -221,11 +222,162 @@ TEST(WhatConfuses, BashCompletesCommandsAndEachCommandsOptions) {
                         "; _rdma_provision; echo \"${COMPREPLY[*]}\"'");
   };
   EXPECT_EQ(complete("ex", 1), "explain\n");
-  EXPECT_EQ(complete("\"\"", 1).find("status check plan apply"), 0u);
+  EXPECT_EQ(complete("\"\"", 1).find("status check config plan apply"), 0u);
   EXPECT_EQ(complete("explain --", 2), "--root --help\n");
   EXPECT_EQ(complete("apply --me", 2), "--metrics\n");
   // After an option that takes a value: files (here, none begins with that).
   EXPECT_EQ(complete("apply --root /nonexistent-x", 3), "\n");
+}
+
+// ---- Validation for the target at image build (item 4) ----------------------------------
+
+void conf(const std::string& root, const std::string& path, const std::string& text) {
+  testing::run("mkdir -p \"$(dirname '" + root + path + "')\"");
+  std::ofstream(root + path) << text;
+}
+
+// Before: `check` knew only the build host, and image-needs only listed modules: connected
+// mode for an mlx5 target passed both and failed at boot (ipoib_set_mode: EINVAL).
+TEST(TargetCheck, ConnectedModeOnEnhancedIpoibFailsTheImageBuild) {
+  const std::string root = testing::unpack_fixture("rxe-virtio");  // the build host
+  conf(root, "/etc/rdma-provision/rdma-provision.conf", "[ipoib ib0]\nmode = connected\n");
+  Ran r = tool(root, "check --drivers mlx5_ib --cmdline-string ''");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_TRUE(has(r.out,
+                  "error: /etc/rdma-provision/rdma-provision.conf:2: connected mode for ib0: "
+                  "the target's InfiniBand driver mlx5_ib runs Enhanced IPoIB, which has "
+                  "datagram mode only (options ib_ipoib ipoib_enhanced=0 gives it connected "
+                  "mode)"))
+      << r.out;
+  EXPECT_TRUE(has(r.out, "check: 1 error, 0 warnings; target drivers: mlx5_ib")) << r.out;
+  // dracut's module-setup.sh runs image-needs with rdma_provision_drivers: it fails too.
+  r = tool(root, "image-needs --drivers mlx5_ib --cmdline-string ''");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_TRUE(has(r.out, "connected mode for ib0")) << r.out;
+  // An mlx4 card beside it has connected mode; so has mlx5 with ipoib_enhanced=0.
+  EXPECT_EQ(tool(root, "check --drivers 'mlx5_ib mlx4_ib' --cmdline-string ''").status, 0);
+  conf(root, "/etc/modprobe.d/ipoib.conf", "options ib_ipoib ipoib_enhanced=0\n");
+  r = tool(root, "check --drivers mlx5_ib --cmdline-string ''");
+  EXPECT_EQ(r.status, 0) << r.out;
+}
+
+TEST(TargetCheck, WhatNoDriverOfTheTargetCanDoIsAnError) {
+  const std::string root = testing::unpack_fixture("cx5-ib");
+  Ran r = tool(root,
+               "check --drivers rdma_rxe --cmdline-string 'rd.rdma.ipoib=ib0:datagram "
+               "rd.rdma.roce=*:v1'");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_TRUE(has(r.out,
+                  "error: cmdline: rd.rdma.ipoib=ib0:datagram: IPoIB settings for ib0: none of "
+                  "the target's drivers (rdma_rxe) has InfiniBand ports"))
+      << r.out;
+  EXPECT_TRUE(has(r.out,
+                  "error: cmdline: rd.rdma.roce=*:v1: RoCE defaults for *: RoCE v1, which none "
+                  "of the target's RoCE drivers (rdma_rxe) has: they run RoCE v2 only"))
+      << r.out;
+  // RoCE v2 on mlx4 is a ConnectX-3 Pro's alone: said, not refused.
+  r = tool(root, "check --drivers 'mlx4_ib mlx4_en' --cmdline-string 'rd.rdma.roce=mlx4_0:v2'");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(has(r.out,
+                  "RoCE v2, which mlx4_ib (a ConnectX-3 Pro only) has: on other "
+                  "hardware of that driver (a plain ConnectX-3) the boot refuses it"))
+      << r.out;
+  // The build host is not the target: its InfiniBand ports make no difference.
+  r = tool(root, "check --drivers bnxt_re --cmdline-string 'rd.rdma.pkey=ib0:0x10'");
+  EXPECT_TRUE(has(r.out, "P_Key child ib0.8010: none of the target's drivers (bnxt_re)")) << r.out;
+}
+
+// Before: a row was looked at only when it was the build host's (or the booting node's).
+TEST(TargetCheck, EveryNodeTableRowIsCheckedOnItsOwn) {
+  const std::string root = testing::unpack_fixture("cx5-roce");
+  conf(root, "/etc/rdma-provision/rdma-provision.conf",
+       "[nodes]\n"
+       "0002:c903:0031:7901 name=fab0 address=10.10.1.1/16\n"
+       "0002:c903:0031:7902 name=fab0 address=10.10.1.1/16\n"
+       "52:54:00:77:00:02 name=roce0 mode=connected\n"
+       "0002:c903:0031:7903 siw=siw0\n"
+       "0002:c903:0031:7904 name=fab0 address=10.10.1.4/16\n");
+  const Ran r = tool(root, "check");
+  EXPECT_EQ(r.status, 2) << r.out;
+  const std::string f = "/etc/rdma-provision/rdma-provision.conf:";
+  EXPECT_TRUE(has(r.out, "error: " + f +
+                             "3: node 0002:c903:0031:7902: address 10.10.1.1 is "
+                             "also node 0002:c903:0031:7901's, at " +
+                             f + "2"))
+      << r.out;
+  EXPECT_TRUE(has(r.out, "error: " + f +
+                             "4: node 52:54:00:77:00:02: mode= is an IPoIB "
+                             "setting, and a MAC names an Ethernet interface"))
+      << r.out;
+  EXPECT_TRUE(has(r.out, "error: " + f +
+                             "5: node 0002:c903:0031:7903: siw= needs an "
+                             "Ethernet interface"))
+      << r.out;
+  // Every node may call its port fab0: names repeat across rows.
+  EXPECT_TRUE(has(r.out, "check: 3 errors")) << r.out;
+}
+
+// Before: "invalid input: nothing applied", and nothing said what the node went without.
+TEST(TargetCheck, AnInvalidInputSaysWhatWasNotApplied) {
+  const std::string root = testing::unpack_fixture("cx5-roce");
+  const Ran r = tool(root,
+                     "apply --log stderr --cmdline-string 'rd.rdma.roce=mlx5_0:v2:106 "
+                     "rd.rdma.name=fab0:98:03:9b:46:8a:10 rd.rdma.wait=mlx5_0/1 "
+                     "rd.rdma.timeout=abc'");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_TRUE(has(r.out,
+                  "invalid input: nothing applied; not applied: [general] wait, "
+                  "[roce mlx5_0], [name fab0]"))
+      << r.out;
+}
+
+// ---- The effective configuration (item 5) -----------------------------------------------
+
+TEST(EffectiveConfig, EveryValueWithItsSourceTheNodeTableRowIncluded) {
+  const std::string root = testing::unpack_fixture("cx3-vpi");  // ib0: port GUID ...cba1
+  conf(root, "/etc/rdma-provision/rdma-provision.conf",
+       "[general]\ntimeout = 90\n[nodes]\nf452:1403:007b:cba1 name=fab0 mode=connected\n");
+  conf(root, "/etc/modprobe.d/mlx4.conf", "options mlx4_en pfctx=0x08 pfcrx=0x08\n");
+  Ran r = tool(root, "config --cmdline-string 'rd.rdma.timeout=30 ip=fab0:dhcp'");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(has(r.out, "timeout = 30                            # cmdline: rd.rdma.timeout=30"))
+      << r.out;
+  EXPECT_TRUE(has(r.out,
+                  "[name fab0]\nmatch = f452:1403:007b:cba1             # "
+                  "/etc/rdma-provision/rdma-provision.conf:4 (node table)"))
+      << r.out;
+  EXPECT_TRUE(has(r.out,
+                  "[pfc]\ntx = 0x08                               # "
+                  "/etc/modprobe.d/mlx4.conf:1"))
+      << r.out;
+  EXPECT_TRUE(has(r.out, "# dracut boot interface = fab0          # cmdline: ip=fab0:dhcp"))
+      << r.out;
+  EXPECT_TRUE(has(r.out, "# The node table has 1 row")) << r.out;
+  r = tool(root, "config --json --cmdline-string 'rd.rdma.timeout=30'");
+  EXPECT_TRUE(has(r.out,
+                  "\"key\": \"timeout\",\n      \"value\": \"30\",\n      \"source\": "
+                  "\"cmdline: rd.rdma.timeout=30\""))
+      << r.out;
+  // An invalid input is shown too, its error first, and the exit says it.
+  r = tool(root, "config --cmdline-string 'rd.rdma.timeout=abc'");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_TRUE(has(r.out, "error: cmdline: rd.rdma.timeout=abc")) << r.out;
+}
+
+// Before: "no parent interface ib0 is present; present: ..., ib0 (did you mean 'ib0'?)".
+TEST(WhatConfuses, ASettingOnANameThatIsRenamedAwaySaysSo) {
+  const std::string root = testing::unpack_fixture("cx3-vpi");
+  const Ran r = tool(root,
+                     "check --cmdline-string 'rd.rdma.name=fab0:f452:1403:007b:cba1 "
+                     "rd.rdma.pkey=ib0:0x10 rd.rdma.ipoib=ib1:connected'");
+  EXPECT_TRUE(has(r.out,
+                  "warning: cmdline: rd.rdma.pkey=ib0:0x10: P_Key child ib0.8010: interface "
+                  "ib0 is renamed fab0 by cmdline: rd.rdma.name=fab0:f452:1403:007b:cba1 "
+                  "before this applies: name it fab0"))
+      << r.out;
+  // What is present is listed by the names it will have.
+  EXPECT_TRUE(has(r.out, "present: eno1, enp129s0d1, fab0 (now ib0)")) << r.out;
+  EXPECT_FALSE(has(r.out, "did you mean 'ib0'")) << r.out;
 }
 
 }  // namespace
