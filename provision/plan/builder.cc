@@ -47,12 +47,13 @@ std::optional<size_t> PlanBuilder::load_module(const std::string& module,
   if (auto o = cfg.module_options.find(module);
       o != cfg.module_options.end() && o->second.source.origin != Source::Origin::kModprobeD) {
     p.options = o->second.value;
-    why += "; options from " + o->second.source;
+    // The source once: "options from" only when another input asks for the load.
+    if (o->second.source.str() != reason) why += "; options from " + o->second.source;
   }
   const bool with_pfc = module == "mlx4_en" && pfc;
   if (with_pfc) {
     p.pfc = pfc;
-    why += "; PFC from " + pfc_source;
+    if (pfc_source != reason) why += "; PFC from " + pfc_source;
   }
   Action a{std::move(p), "not loaded", why};
   if (with_pfc) {

@@ -147,6 +147,9 @@ void plan_port_wait(PlanBuilder& b, const std::string& dev, unsigned port,
   if (ready && !producer) return;
   std::string current = p ? std::string(to_string(p->state)) : "absent";
   if (p && n && !n->admin_up) current += " (" + netdev + " down)";
+  // ACTIVE now, but an earlier action re-registers the device: said so, not
+  // "ACTIVE -> ACTIVE".
+  if (p && producer) current += " before action " + std::to_string(*producer + 1);
   Action a{WaitPort{dev, port}, current, reason};
   if (!p) a.waiting_for = dev;
   PlanBuilder::need(a, producer);

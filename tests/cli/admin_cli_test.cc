@@ -380,5 +380,18 @@ TEST(WhatConfuses, ASettingOnANameThatIsRenamedAwaySaysSo) {
   EXPECT_FALSE(has(r.out, "did you mean 'ib0'")) << r.out;
 }
 
+// Before: "[cmdline: rd.rdma.mlx4.pfc=0x08/0x08; PFC from cmdline: rd.rdma.mlx4.pfc=0x08/0x08]"
+// and "wait-port mlx4_0/2: ACTIVE -> ACTIVE".
+TEST(WhatConfuses, AReasonNamesItsSourceOnceAndAWaitSaysWhatItWaitsFor) {
+  const std::string single = testing::unpack_fixture("cx3-single-builtin");
+  Ran r = tool(single, "plan --cmdline-string 'rd.rdma.mlx4.pfc=0x08/0x08'");
+  EXPECT_TRUE(
+      has(r.out, "loaded with pfctx=0x08 pfcrx=0x08  [cmdline: rd.rdma.mlx4.pfc=0x08/0x08]\n"))
+      << r.out;
+  const std::string vpi = testing::unpack_fixture("cx3-vpi");
+  r = tool(vpi, "plan --cmdline-string 'rd.rdma.mlx4=0000:81:00.0/eth,eth rd.rdma.wait=mlx4_0/2'");
+  EXPECT_TRUE(has(r.out, "wait-port    mlx4_0/2: ACTIVE before action 1 -> ACTIVE")) << r.out;
+}
+
 }  // namespace
 }  // namespace rp
