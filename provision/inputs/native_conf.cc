@@ -278,6 +278,13 @@ void node_row(Parser& p, std::string_view line) {
   Words fields = split_ws(line);
   auto key = parse_hw_key(fields[0], p.where, p.diag);
   if (!key) return;
+  if (!key->is_address()) {
+    // A row is one node's: a PCI function or an RDMA port is the same on every node.
+    return p.error("node " + key->str() +
+                   ": a row is keyed by a port GUID or a MAC address, one node's own; a name by "
+                   "PCI function or RDMA port is the same on every node: give it with "
+                   "rd.rdma.name= or [name <ifname>]");
+  }
   NodeEntry e;
   e.key = *key;
   e.source = p.where;
@@ -299,7 +306,7 @@ void node_row(Parser& p, std::string_view line) {
     for (const auto& f : kNodeFields) known.push_back(f.field);
     p.error("unknown node field " + shown(k) + " " + did_you_mean(k, known));
   }
-  auto& table = key->is_guid ? p.cfg.nodes_by_guid : p.cfg.nodes_by_mac;
+  auto& table = key->is_guid() ? p.cfg.nodes_by_guid : p.cfg.nodes_by_mac;
   auto [it, inserted] = table.emplace(key->value, std::move(e));
   if (!inserted) p.error("node " + key->str() + " is already listed at " + it->second.source);
 }

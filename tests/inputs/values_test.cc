@@ -55,8 +55,8 @@ const char kIfname[] =
     "device";
 const char kPfc[] = "pfctx '0x100' is out of range 0..0xff";
 const char kHwKey[] =
-    "address '52:54:00' is neither a port GUID (0002:c903:0031:78f2) nor a MAC address "
-    "(aa:bb:cc:dd:ee:ff)";
+    "address '52:54:00' is neither a port GUID (0002:c903:0031:78f2), a MAC address "
+    "(aa:bb:cc:dd:ee:ff), a PCI function (pci-0000:af:00.0) nor an RDMA port (mlx5_0/1)";
 const char kPkey[] = "P_Key '8000' is invalid: 0x0000 and 0x8000 have no partition number";
 
 // Each bad value, written for every reader that takes it, with what each must say.
