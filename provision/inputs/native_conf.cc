@@ -326,9 +326,13 @@ std::vector<NativeConfKey> native_conf_keys() {
   return out;
 }
 
-void parse_native_conf(std::string_view text, const std::string& file, Config& cfg,
-                       Diagnostics& diag) {
+namespace {
+
+// `nodes_only`: a nodes.d file, which starts in [nodes] and has no other section.
+void parse(std::string_view text, const std::string& file, Config& cfg, Diagnostics& diag,
+           bool nodes_only) {
   Parser p{cfg, diag, {}, "", false, "", {}, {}, {}};
+  if (nodes_only) p.kind = "nodes", p.section_ok = true;
   size_t lineno = 0;
   for (std::string_view raw : split(text, '\n')) {
     ++lineno;
@@ -343,6 +347,11 @@ void parse_native_conf(std::string_view text, const std::string& file, Config& c
       if (line.back() != ']') {
         p.error("section header " + shown(line) + " is missing its closing ']'");
         p.section_ok = false;
+        continue;
+      }
+      if (nodes_only && trim(line.substr(1, line.size() - 2)) != "nodes") {
+        p.error("section " + shown(line) + " in a nodes.d file, which holds node-table rows only");
+        p.kind = "nodes", p.section_ok = false;  // its lines are not rows: not read
         continue;
       }
       section(p, trim(line.substr(1, line.size() - 2)));
@@ -370,6 +379,18 @@ void parse_native_conf(std::string_view text, const std::string& file, Config& c
       assignment(p, key, value);
     }
   }
+}
+
+}  // namespace
+
+void parse_native_conf(std::string_view text, const std::string& file, Config& cfg,
+                       Diagnostics& diag) {
+  parse(text, file, cfg, diag, false);
+}
+
+void parse_node_table_file(std::string_view text, const std::string& file, Config& cfg,
+                           Diagnostics& diag) {
+  parse(text, file, cfg, diag, true);
 }
 
 }  // namespace rp
