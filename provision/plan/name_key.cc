@@ -37,6 +37,16 @@ const NetDev* netdev_for_key(const Inventory& inv, const HwKey& key) {
   return nullptr;
 }
 
+std::string also_named_by_key(const Inventory& inv, const HwKey& key, const NetDev& first) {
+  if (key.by != HwKey::By::kPci) return "";  // a GUID, a MAC, an RDMA port: one interface
+  std::string out;
+  for (const auto& n : inv.netdevs) {
+    if (&n == &first || !n.parent.empty() || !n.pci || !(*n.pci == key.pci)) continue;
+    if (n.dev_port + 1 == pci_port(key)) out += (out.empty() ? "" : ", ") + n.name;
+  }
+  return out;
+}
+
 KeyPort rdma_port_for_key(const Inventory& inv, const HwKey& key) {
   for (const auto& d : inv.rdma) {
     if (key.by == HwKey::By::kRdmaPort && d.name == key.device) return {&d, d.port(key.port)};

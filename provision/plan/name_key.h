@@ -3,6 +3,8 @@
 // renames (names.cc), the node table (node_table.cc), the waits and the modules.
 #pragma once
 
+#include <string>
+
 #include "provision/config/config.h"
 #include "provision/inventory/inventory.h"
 
@@ -14,6 +16,10 @@ namespace rp {
 // interface of that RDMA port (IPoIB: its parent interface; RoCE: the port's netdev).
 // P_Key children share their parent's GUID, function and port, and are never meant.
 const NetDev* netdev_for_key(const Inventory& inv, const HwKey& key);
+
+// The other interfaces `key` would name as well (comma separated; "" when it names one):
+// a function in switchdev mode has its VF representors under it, on dev_port 0 too.
+std::string also_named_by_key(const Inventory& inv, const HwKey& key, const NetDev& first);
 
 // The RDMA port `key` means, when it names one by PCI function or device (nullptr for a
 // GUID or a MAC, and when absent): the hardware device on that function, not a soft

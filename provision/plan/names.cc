@@ -79,6 +79,11 @@ void plan_renames(PlanBuilder& b) {
       }
       continue;
     }
+    if (const std::string also = also_named_by_key(b.inv, key.value, *n); !also.empty()) {
+      b.diag().error(key.source, key.value.str() + " names " + n->name + " and " + also +
+                                     " (the same function and dev_port): name it by its MAC");
+      continue;
+    }
     // Two keys of different kinds (a MAC and pci-<bdf>) may name one interface.
     if (auto [it, fresh] = named.emplace(n, wanted); !fresh) {
       b.diag().error(key.source, key.value.str() + " is interface " + n->name + ", which " +

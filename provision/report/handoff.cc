@@ -16,7 +16,8 @@ std::string udev_rules(const Config& cfg, bool ask_for_table) {
       "# Persistent RDMA interface names, written by rdma-provision from its configuration.\n"
       "# IPoIB interfaces match on the port GUID only: the first 12 bytes of the 20-byte\n"
       "# address (QPN, subnet prefix) change between boots. DRIVERS==\"?*\" leaves out\n"
-      "# P_Key children (virtual netdevs, which share their parent's GUID).\n";
+      "# P_Key children (virtual netdevs, which share their parent's GUID). A name by PCI\n"
+      "# function matches that parent device and the port's dev_port (port - 1).\n";
   for (const auto& [name, key] : cfg.names) {
     o += "# " + key.source + "\n";
     switch (key.value.by) {
@@ -37,7 +38,8 @@ std::string udev_rules(const Config& cfg, bool ask_for_table) {
         // of one function apart: the port minus one (mlx4/en_netdev.c mlx4_en_init_netdev;
         // ipoib_main.c ipoib_add_port since Linux 4.20, dev_id before, which this rule
         // does not read: apply's rename still names such a second port). TEST!="parent"
-        // leaves out create_child P_Key children, which sit under the same function.
+        // leaves out create_child P_Key children, which sit under the same function
+        // (ipoib_vlan.c __ipoib_vlan_add gives them the parent file).
         o += "ACTION==\"add\", SUBSYSTEM==\"net\", SUBSYSTEMS==\"pci\", KERNELS==\"" +
              key.value.pci.str() + "\", TEST!=\"parent\", ATTR{dev_port}==\"" +
              std::to_string(key.value.port ? key.value.port - 1 : 0) + "\", NAME:=\"" + name +
@@ -45,8 +47,9 @@ std::string udev_rules(const Config& cfg, bool ask_for_table) {
         break;
       case HwKey::By::kRdmaPort:
         // A net device has no udev attribute that names its RDMA device (the link is the
-        // other way: the RDMA port's gid_attrs/ndevs, core/sysfs.c), and rdma_rename may
-        // rename the device meanwhile: apply's rename names it.
+        // other way: the RDMA port's gid_attrs/ndevs, core/sysfs.c), and at its "add" the
+        // device may not be registered yet (mlx5_core makes the netdev before mlx5_ib's
+        // ib_register_device; rdma_rename may rename it after): apply's rename names it.
         o += "# " + name + " (" + key.value.str() +
              "): named by apply's rename, not here: no udev key matches a net device by its "
              "RDMA port\n";

@@ -147,6 +147,30 @@ TEST(NamesByFunction, AnIpoibPortByFunctionOrDeviceWaitsForIbIpoibsInterface) {
   }
 }
 
+TEST(NamesByFunction, AFunctionWithTwoInterfacesOnOnePortIsAnError) {
+  // An mlx5 PF in switchdev mode: its VF representors sit under it, dev_port 0 as well.
+  Inventory inv;
+  int ifindex = 2;
+  for (const char* name : {"ens1f0np0", "ens1f0r0"}) {
+    NetDev n;
+    n.name = name;
+    n.ifindex = n.iflink = ifindex++;
+    n.type = kArphrdEther;
+    n.driver = "mlx5_core";
+    n.pci = PciAddress::parse("0000:af:00.0");
+    inv.netdevs.push_back(n);
+  }
+  Inputs in;
+  InputOptions opt;
+  opt.cmdline_text = "rd.rdma.name=fab0:pci-0000:af:00.0";
+  in = load_inputs(Root(testing::temp_dir("switchdev")), opt);
+  const Plan plan = make_plan(in.config, inv);
+  ASSERT_EQ(plan.diag.errors.size(), 1u) << plan_text(plan);
+  EXPECT_EQ(plan.diag.errors[0].str(),
+            "cmdline: rd.rdma.name=fab0:pci-0000:af:00.0: pci-0000:af:00.0 names ens1f0np0 and "
+            "ens1f0r0 (the same function and dev_port): name it by its MAC");
+}
+
 TEST(NamesByFunction, UdevRulesMatchTheFunctionAndPortAndLeaveRdmaPortsToApply) {
   Inputs in;
   InputOptions opt;
