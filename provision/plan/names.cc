@@ -1,6 +1,7 @@
 // Persistent names: the interface whose port GUID (IPoIB: the last 8 bytes of the 20-byte
 // address, drivers/infiniband/ulp/ipoib/ipoib_main.c ipoib_add_port) or MAC matches a
-// configured name gets it, through the rename solver (temporary names for swaps and for
+// configured name, or that sits at its PCI function and port or RDMA port (name_key.h),
+// gets it, through the rename solver (temporary names for swaps and for
 // an unrelated interface holding a wanted name). An IPoIB interface that appears only
 // when ib_ipoib loads is renamed then.
 #include "provision/base/drivers.h"
