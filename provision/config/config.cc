@@ -34,11 +34,34 @@ std::optional<HwKey> HwKey::parse(std::string_view s) {
 HwKey HwKey::of_mac(const MacAddress& m) {
   uint64_t v = 0;
   for (uint8_t b : m.bytes) v = (v << 8) | b;
-  return {false, v};
+  return {By::kMac, v, {}, {}, 0};
+}
+
+std::string_view to_string(HwKey::By b) {
+  switch (b) {
+    case HwKey::By::kGuid:
+      return "port_guid";
+    case HwKey::By::kMac:
+      return "mac";
+    case HwKey::By::kPci:
+      return "pci";
+    case HwKey::By::kRdmaPort:
+      return "rdma_port";
+  }
+  return "mac";
 }
 
 std::string HwKey::str() const {
-  if (is_guid) return PortGuid{value}.str();
+  switch (by) {
+    case By::kGuid:
+      return PortGuid{value}.str();
+    case By::kPci:
+      return "pci-" + pci.str() + (port ? "/" + std::to_string(port) : "");
+    case By::kRdmaPort:
+      return device + "/" + std::to_string(port);
+    case By::kMac:
+      break;
+  }
   MacAddress m;
   for (int i = 0; i < 6; ++i) m.bytes[5 - i] = static_cast<uint8_t>(value >> (8 * i));
   return m.str();
@@ -82,7 +105,8 @@ std::vector<Sourced<WaitItem>> Config::effective_waits() const {
 }
 
 const NodeEntry* Config::node_entry(const HwKey& k) const {
-  const auto& table = k.is_guid ? nodes_by_guid : nodes_by_mac;
+  if (!k.is_address()) return nullptr;
+  const auto& table = k.is_guid() ? nodes_by_guid : nodes_by_mac;
   auto it = table.find(k.value);
   return it == table.end() ? nullptr : &it->second;
 }

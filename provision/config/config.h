@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -33,19 +34,41 @@ enum class SoftKind { kRxe, kSiw };
 std::string_view to_string(SoftKind k);  // "rxe" | "siw"
 std::string_view module_of(SoftKind k);  // "rdma_rxe" | "siw"
 
-// What a persistent name matches on: an IPoIB port GUID or an Ethernet MAC.
+// What a persistent name matches on: an IPoIB port GUID or an Ethernet MAC (one node's
+// hardware), or, the same on every node of a uniform fleet, a PCI function with the port
+// under it ("pci-0000:af:00.0", "pci-0000:81:00.0/2") or an RDMA device's port
+// ("mlx5_0/1": the netdev of that port). inputs/values.cc parse_hw_key reads them all.
 struct HwKey {
-  bool is_guid = true;
-  uint64_t value = 0;                                     // GUID, or the MAC in the low 48 bits
-  static std::optional<HwKey> parse(std::string_view s);  // GUID forms or a 6-byte MAC
-  static HwKey of_guid(PortGuid g) { return {true, g.value}; }
+  enum class By { kGuid, kMac, kPci, kRdmaPort };
+  By by = By::kGuid;
+  uint64_t value = 0;  // kGuid: the GUID; kMac: the MAC in the low 48 bits
+  PciAddress pci{};    // kPci
+  std::string device;  // kRdmaPort: the RDMA device's name as it is when the plan is made
+  // kPci: the port under the function, dev_port + 1 (0: none given, the function's one
+  // interface); kRdmaPort: the RDMA port.
+  unsigned port = 0;
+  static std::optional<HwKey> parse(std::string_view s);  // GUID forms or a 6-byte MAC only
+  static HwKey of_guid(PortGuid g) { return {By::kGuid, g.value, {}, {}, 0}; }
   static HwKey of_mac(const MacAddress& m);
-  std::string str() const;
-  bool operator==(const HwKey& o) const { return is_guid == o.is_guid && value == o.value; }
+  static HwKey of_pci(PciAddress a, unsigned port) { return {By::kPci, 0, a, {}, port}; }
+  static HwKey of_rdma_port(std::string dev, unsigned port) {
+    return {By::kRdmaPort, 0, {}, std::move(dev), port};
+  }
+  bool is_guid() const { return by == By::kGuid; }
+  bool is_mac() const { return by == By::kMac; }
+  // A GUID or a MAC: one node's hardware, which the node table is keyed by.
+  bool is_address() const { return by == By::kGuid || by == By::kMac; }
+  std::string str() const;  // as written: "0002:c903:0031:78f2", "pci-0000:af:00.0", ...
+  bool operator==(const HwKey& o) const {
+    return std::tie(by, value, pci, device, port) ==
+           std::tie(o.by, o.value, o.pci, o.device, o.port);
+  }
   bool operator<(const HwKey& o) const {
-    return std::pair(is_guid, value) < std::pair(o.is_guid, o.value);
+    return std::tie(by, value, pci, device, port) <
+           std::tie(o.by, o.value, o.pci, o.device, o.port);
   }
 };
+std::string_view to_string(HwKey::By b);  // "port_guid" | "mac" | "pci" | "rdma_port"
 
 struct Mlx4Setting {
   std::optional<Sourced<PortType>> type[2];  // ports 1 and 2

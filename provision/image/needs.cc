@@ -40,8 +40,13 @@ class Builder {
     // Without rdma-core's files in the image, whatever they ask for is not asked at boot.
     if (!opt.rdma_core) {
       for (const auto& f : in.files_read)
-        if (f != opt.config_path) left_out_.push_back(f);
+        if (!native(f)) left_out_.push_back(f);
     }
+  }
+
+  // The native config, or a file of the nodes.d beside it: always in the image.
+  bool native(const std::string& f) const {
+    return f == opt_.config_path || starts_with(f, nodes_d_dir(opt_.config_path) + "/");
   }
 
   void module(std::string_view name, std::string why) {
@@ -123,6 +128,10 @@ class Builder {
     for (const auto& f : in_.files_read) {
       if (f == opt_.config_path) {
         file(f, f == standard ? "" : standard, "native configuration");
+      } else if (native(f)) {
+        // Beside the config in the image too, where the binary looks at boot.
+        const std::string dest = nodes_d_dir(standard) + f.substr(f.rfind('/'));
+        file(f, f == dest ? "" : dest, "node table (nodes.d)");
       } else if (!opt_.rdma_core || starts_with(f, "/run/")) {
         // Left out on request; or the build host's runtime state, not configuration.
       } else if (f.find("/modprobe.d/") != std::string::npos) {

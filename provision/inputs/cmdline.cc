@@ -207,6 +207,10 @@ void read_dracut_ifname(const Arg& a) {
   if (colon == std::string_view::npos) return a.bad_form();
   auto name = parse_ifname(a.value().substr(0, colon), a.where, a.diag);
   auto key = parse_hw_key(a.value().substr(colon + 1), a.where, a.diag);
+  if (key && !key->is_address()) {
+    // ifname-genrules.sh matches ATTR{address} only.
+    return a.diag.error(a.where, "dracut's ifname= takes a MAC address, not " + key->str());
+  }
   if (name && key) a.cfg.dracut_ifnames[*name] = Sourced<HwKey>{*key, a.where};
 }
 
@@ -340,7 +344,7 @@ constexpr Known kKnown[] = {
     {"rd.rdma.modules.defer", "<boolean>", read_defer, true},
     {"rd.rdma.mlx4", "<pci>/<type1>[,<type2>]", read_mlx4, false},
     {"rd.rdma.mlx4.pfc", "<txmask>[/<rxmask>]", read_pfc, false},
-    {"rd.rdma.name", "<ifname>:<guid|mac>", read_name, false},
+    {"rd.rdma.name", "<ifname>:<guid|mac|pci-<bdf>[/<port>]|<ibdev>/<port>>", read_name, false},
     {"rd.rdma.ipoib", "<ifname>:<datagram|connected>[:<mtu>]", read_ipoib, false},
     {"rd.rdma.pkey", "<parent>:<pkey>[:<childname>]", read_pkey, false},
     {"rd.rdma.roce", "<ibdev|pci-<bdf>|guid-<guid>|netdev-<if>|*>[/<port>]:<v1|v2>[:<tos>]",

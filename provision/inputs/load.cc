@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <map>
 
@@ -168,7 +169,26 @@ void check_verify_peer(const Config& cfg, Diagnostics& d) {
                            "the check will fail at boot: write rd.rdma.verify=peer:ADDR"));
 }
 
+// nodes.d/*.conf: the per-node table in several files (a fleet's table kept per rack or
+// per generated batch), each row as under [nodes]. A key listed twice, in one file or
+// two, is an error naming both places (native_conf.cc node_row). Hidden files and
+// editors' leftovers (not ending in .conf) are skipped.
+void read_nodes_d(const Root& root, const std::string& config_path, Inputs& in) {
+  const std::string dir = nodes_d_dir(config_path);
+  std::vector<std::string> names;
+  for (auto& name : root.list(dir))
+    if (name.size() > 5 && name[0] != '.' && ends_with(name, ".conf")) names.push_back(name);
+  std::sort(names.begin(), names.end());  // getdents64 gives no order
+  for (const auto& name : names) read_one(root, dir + "/" + name, parse_node_table_file, in, false);
+}
+
 }  // namespace
+
+std::string nodes_d_dir(const std::string& config_path) {
+  const size_t slash = config_path.rfind('/');
+  return (slash == std::string::npos ? std::string(".") : config_path.substr(0, slash)) +
+         "/nodes.d";
+}
 
 std::string read_dhcp_root(const Root& root, const std::string& iface, Config& cfg) {
   if (cfg.nfs_server || !cfg.nfs_server_unknown || !cfg.nfs_server_unknown->value.empty())
@@ -208,6 +228,7 @@ Inputs load_inputs(const Root& root, const InputOptions& opt) {
   read_one(root, "/etc/udev/rules.d/70-persistent-ipoib.rules", parse_ipoib_rules, in, false);
   read_rdma_rename_rules(root, in);
   read_one(root, opt.config_path, parse_native_conf, in, opt.config_path_given);
+  read_nodes_d(root, opt.config_path, in);
 
   if (opt.cmdline_text) {
     parse_cmdline(*opt.cmdline_text, in.config, in.diag);

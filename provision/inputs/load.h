@@ -25,6 +25,11 @@ struct Inputs {
   std::vector<std::string> files_read;  // kernel paths, in reading order
 };
 
+// The directory of more node-table files beside the native config `config_path`:
+// /etc/rdma-provision/nodes.d for the standard one. Its *.conf files are read after the
+// config, in the byte order of their names (as systemd and libkmod order conf.d files).
+std::string nodes_d_dir(const std::string& config_path);
+
 // The inputs alone; the per-node table stays a table here (plan/node_table.h resolves it
 // against the machine, between loading and planning).
 Inputs load_inputs(const Root& root, const InputOptions& opt);

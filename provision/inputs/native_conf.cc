@@ -278,6 +278,13 @@ void node_row(Parser& p, std::string_view line) {
   Words fields = split_ws(line);
   auto key = parse_hw_key(fields[0], p.where, p.diag);
   if (!key) return;
+  if (!key->is_address()) {
+    // A row is one node's: a PCI function or an RDMA port is the same on every node.
+    return p.error("node " + key->str() +
+                   ": a row is keyed by a port GUID or a MAC address, one node's own; a name by "
+                   "PCI function or RDMA port is the same on every node: give it with "
+                   "rd.rdma.name= or [name <ifname>]");
+  }
   NodeEntry e;
   e.key = *key;
   e.source = p.where;
@@ -299,7 +306,7 @@ void node_row(Parser& p, std::string_view line) {
     for (const auto& f : kNodeFields) known.push_back(f.field);
     p.error("unknown node field " + shown(k) + " " + did_you_mean(k, known));
   }
-  auto& table = key->is_guid ? p.cfg.nodes_by_guid : p.cfg.nodes_by_mac;
+  auto& table = key->is_guid() ? p.cfg.nodes_by_guid : p.cfg.nodes_by_mac;
   auto [it, inserted] = table.emplace(key->value, std::move(e));
   if (!inserted) p.error("node " + key->str() + " is already listed at " + it->second.source);
 }
@@ -319,9 +326,13 @@ std::vector<NativeConfKey> native_conf_keys() {
   return out;
 }
 
-void parse_native_conf(std::string_view text, const std::string& file, Config& cfg,
-                       Diagnostics& diag) {
+namespace {
+
+// `nodes_only`: a nodes.d file, which starts in [nodes] and has no other section.
+void parse(std::string_view text, const std::string& file, Config& cfg, Diagnostics& diag,
+           bool nodes_only) {
   Parser p{cfg, diag, {}, "", false, "", {}, {}, {}};
+  if (nodes_only) p.kind = "nodes", p.section_ok = true;
   size_t lineno = 0;
   for (std::string_view raw : split(text, '\n')) {
     ++lineno;
@@ -336,6 +347,11 @@ void parse_native_conf(std::string_view text, const std::string& file, Config& c
       if (line.back() != ']') {
         p.error("section header " + shown(line) + " is missing its closing ']'");
         p.section_ok = false;
+        continue;
+      }
+      if (nodes_only && trim(line.substr(1, line.size() - 2)) != "nodes") {
+        p.error("section " + shown(line) + " in a nodes.d file, which holds node-table rows only");
+        p.kind = "nodes", p.section_ok = false;  // its lines are not rows: not read
         continue;
       }
       section(p, trim(line.substr(1, line.size() - 2)));
@@ -363,6 +379,18 @@ void parse_native_conf(std::string_view text, const std::string& file, Config& c
       assignment(p, key, value);
     }
   }
+}
+
+}  // namespace
+
+void parse_native_conf(std::string_view text, const std::string& file, Config& cfg,
+                       Diagnostics& diag) {
+  parse(text, file, cfg, diag, false);
+}
+
+void parse_node_table_file(std::string_view text, const std::string& file, Config& cfg,
+                           Diagnostics& diag) {
+  parse(text, file, cfg, diag, true);
 }
 
 }  // namespace rp

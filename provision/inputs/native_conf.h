@@ -16,6 +16,11 @@ namespace rp {
 void parse_native_conf(std::string_view text, const std::string& file, Config& cfg,
                        Diagnostics& diag);
 
+// A file of nodes.d/ (inputs/load.cc): node-table rows as under [nodes], with or without
+// that header; any other section is an error, as a row outside the table would be.
+void parse_node_table_file(std::string_view text, const std::string& file, Config& cfg,
+                           Diagnostics& diag);
+
 // What the reader knows, from its tables: every [section], and every key of each section
 // (for [nodes], the fields of a row).
 struct NativeConfKey {

@@ -65,6 +65,34 @@ std::optional<PciAddress> parse_pci_address(std::string_view s, const Source& wh
 }
 
 std::optional<HwKey> parse_hw_key(std::string_view s, const Source& where, Diagnostics& d) {
+  // pci-<bdf>[/<port>]: the interface under a PCI function, as udev's KERNELS== matches its
+  // parent (udev(7)); the port is dev_port + 1 for a function with two ports (mlx4:
+  // mlx4/en_netdev.c mlx4_en_init_netdev sets dev_port = port - 1). The prefix is
+  // RdmaSelector's and rdma_rename's (kernel-boot/rdma_rename.c) word for a PCI function.
+  if (starts_with(s, "pci-")) {
+    const std::string_view v = s.substr(4);
+    const size_t slash = v.find('/');
+    auto pci = PciAddress::parse(v.substr(0, slash));
+    if (!pci) {
+      return bad<HwKey>(where, d,
+                        "PCI function " + shown(s) +
+                            " is not of the form pci-DDDD:BB:DD.F[/<port>] (pci-0000:af:00.0)");
+    }
+    unsigned port = 0;
+    if (slash != std::string_view::npos) {
+      auto p = parse_port_number(v.substr(slash + 1), where, d);
+      if (!p) return std::nullopt;
+      port = *p;
+    }
+    return HwKey::of_pci(*pci, port);
+  }
+  // <ibdev>/<port>: an interface name never has a '/' (dev_valid_name), nor a GUID or MAC.
+  if (auto slash = s.find('/'); slash != std::string_view::npos) {
+    auto dev = parse_rdma_name(s.substr(0, slash), where, d);
+    auto port = parse_port_number(s.substr(slash + 1), where, d);
+    if (!dev || !port) return std::nullopt;
+    return HwKey::of_rdma_port(*dev, *port);
+  }
   if (auto k = HwKey::parse(s)) return k;
   // The commonest mistake: a udev-style match on the whole IPoIB address.
   auto full = HwAddress::parse(s);
@@ -77,8 +105,9 @@ std::optional<HwKey> parse_hw_key(std::string_view s, const Source& where, Diagn
   }
   return bad<HwKey>(where, d,
                     "address " + shown(s) +
-                        " is neither a port GUID (0002:c903:0031:78f2) nor a MAC address "
-                        "(aa:bb:cc:dd:ee:ff)");
+                        " is neither a port GUID (0002:c903:0031:78f2), a MAC address "
+                        "(aa:bb:cc:dd:ee:ff), a PCI function (pci-0000:af:00.0) nor an RDMA "
+                        "port (mlx5_0/1)");
 }
 
 std::optional<unsigned> parse_port_number(std::string_view s, const Source& where, Diagnostics& d) {

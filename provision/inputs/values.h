@@ -33,7 +33,8 @@ std::optional<RoceMode> parse_roce_mode(std::string_view s, const Source& where,
 // DDDD:BB:DD.F (the domain may be left out).
 std::optional<PciAddress> parse_pci_address(std::string_view s, const Source& where,
                                             Diagnostics& d);
-// A port GUID (three spellings) or a 6-byte MAC: what a persistent name matches on.
+// What a persistent name matches on (config.h HwKey): a port GUID (three spellings), a
+// 6-byte MAC, pci-<bdf>[/<port>] or <ibdev>/<port>.
 std::optional<HwKey> parse_hw_key(std::string_view s, const Source& where, Diagnostics& d);
 // An RDMA port number, 1..255.
 std::optional<unsigned> parse_port_number(std::string_view s, const Source& where, Diagnostics& d);

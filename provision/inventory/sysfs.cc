@@ -218,14 +218,20 @@ void enrich_netdevs(const Root& root, Inventory& inv) {
     if (auto parent = dir.link_basename("device"); parent) {
       n.pci = PciAddress::parse(*parent);
     }
+    // The port index minus one on a device with several ports (net/core/net-sysfs.c
+    // dev_port_show; mlx4/en_netdev.c mlx4_en_init_netdev sets dev->dev_port = port - 1
+    // on the one PCI function both ports share): what a name by pci-<bdf>/<port> matches
+    // (plan/name_key.cc). Read for interfaces on a PCI function only.
+    std::optional<unsigned> dev_port;
+    if (n.pci) dev_port = read_uint(dir, "dev_port");
+    n.dev_port = dev_port.value_or(0);
     if (n.type == kArphrdInfiniband) {
-      // The port index minus one. IPoIB sets dev_port only since Linux 4.20 (ipoib_main.c
-      // ipoib_add_port, "IB/ipoib: Use dev_port to expose network interface port
-      // numbers"); before, the port was in dev_id, and before 3.15 there was no dev_port
-      // attribute at all. As systemd's udev-builtin-net_id does, a dev_port of 0 or none
-      // falls back to dev_id (whose read logs nothing while dev_port is 0: ipoib_main.c
-      // dev_id_show).
-      auto dev_port = read_uint(dir, "dev_port");
+      // IPoIB sets dev_port only since Linux 4.20 (ipoib_main.c ipoib_add_port, "IB/ipoib:
+      // Use dev_port to expose network interface port numbers"); before, the port was in
+      // dev_id, and before 3.15 there was no dev_port attribute at all. As systemd's
+      // udev-builtin-net_id does, a dev_port of 0 or none falls back to dev_id (whose read
+      // logs nothing while dev_port is 0: ipoib_main.c dev_id_show).
+      if (!n.pci) dev_port = read_uint(dir, "dev_port");
       if (dev_port.value_or(0) == 0) {
         if (auto id = dir.read("dev_id")) {
           if (auto v = parse_hex(trim(*id)); v && *v > 0 && *v < 256)

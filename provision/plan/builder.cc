@@ -191,4 +191,16 @@ std::vector<PlanBuilder::Candidate> PlanBuilder::present_addresses(bool guid) co
   return out;
 }
 
+std::vector<PlanBuilder::Candidate> PlanBuilder::present_pci_ports() const {
+  std::vector<Candidate> out;
+  for (const auto& n : inv.netdevs) {
+    if (!n.pci || !n.parent.empty() || n.type == kArphrdLoopback) continue;
+    const std::string k = HwKey::of_pci(*n.pci, n.dev_port + 1).str();
+    out.push_back({k, k + " " + n.name});
+  }
+  std::sort(out.begin(), out.end(),
+            [](const Candidate& a, const Candidate& b) { return a.key < b.key; });
+  return out;
+}
+
 }  // namespace rp

@@ -65,6 +65,8 @@ class PlanBuilder {
   std::vector<Candidate> present_ports(bool roce) const;
   std::vector<Candidate> present_netdevs() const;
   std::vector<Candidate> present_addresses(bool guid) const;
+  // Every interface on a PCI function, by the pci-<bdf>/<port> a name would give it.
+  std::vector<Candidate> present_pci_ports() const;
   void defer_module(std::string module) { plan_.deferred_modules.push_back(std::move(module)); }
   Diagnostics& diag() { return plan_.diag; }
 

@@ -121,7 +121,8 @@ class Needs {
     for (const auto& [key, c] : cfg_.pkeys) add(ModuleNeed::Kind::kSetting, m, c.source);
     const bool ib = t_.infiniband || t_.opa;
     for (const auto& [name, key] : cfg_.names)
-      if (key.value.is_guid && (ib || m_.any_target))
+      // A name by PCI function or RDMA port may be an IPoIB interface where there is IB.
+      if (key.value.is_guid() ? ib || m_.any_target : !key.value.is_address() && ib)
         add(ModuleNeed::Kind::kSetting, m, key.source);
     if (m_.any_target) {
       for (const auto& [guid, row] : cfg_.nodes_by_guid)
@@ -211,7 +212,7 @@ class Needs {
     // dracut's ifname=, which cannot name IPoIB: 40network/ifname-genrules.sh).
     auto ethernet = [&](const std::string& ifname) {
       if (auto it = cfg_.names.find(ifname); it != cfg_.names.end())
-        return !it->second.value.is_guid;
+        return it->second.value.is_mac();
       if (cfg_.dracut_ifnames.count(ifname)) return true;
       return std::find(m_.ethernet.begin(), m_.ethernet.end(), ifname) != m_.ethernet.end();
     };

@@ -1,33 +1,18 @@
 // Persistent names: the interface whose port GUID (IPoIB: the last 8 bytes of the 20-byte
 // address, drivers/infiniband/ulp/ipoib/ipoib_main.c ipoib_add_port) or MAC matches a
-// configured name gets it, through the rename solver (temporary names for swaps and for
+// configured name, or that sits at its PCI function and port or RDMA port (name_key.h),
+// gets it, through the rename solver (temporary names for swaps and for
 // an unrelated interface holding a wanted name). An IPoIB interface that appears only
 // when ib_ipoib loads is renamed then.
 #include "provision/base/drivers.h"
 #include "provision/base/strings.h"
 #include "provision/plan/builder.h"
+#include "provision/plan/name_key.h"
+#include "provision/plan/rdma_select.h"
 #include "provision/plan/rename_solver.h"
 
 namespace rp {
 namespace {
-
-const NetDev* netdev_for(const Inventory& inv, const HwKey& key) {
-  for (const auto& n : inv.netdevs) {
-    if (key.is_guid && n.type == kArphrdInfiniband && n.parent.empty()) {
-      if (auto g = n.address.ipoib_guid(); g && g->value == key.value) return &n;
-    } else if (!key.is_guid && n.type == kArphrdEther) {
-      if (auto m = n.address.mac(); m && HwKey::of_mac(*m) == key) return &n;
-    }
-  }
-  return nullptr;
-}
-
-bool port_with_guid(const Inventory& inv, uint64_t guid) {
-  for (const auto& d : inv.rdma)
-    for (const auto& p : d.ports)
-      if (p.guid && p.guid->value == guid) return true;
-  return false;
-}
 
 // Whether an interface is RDMA or IPoIB hardware: IPoIB, under an RDMA device, or driven
 // by a NIC driver with an RDMA side (base/drivers.h).
@@ -42,26 +27,69 @@ const NetDev* netdev_by_index(const Inventory& inv, int ifindex) {
   return nullptr;
 }
 
+// The warning for a name whose interface is absent and will not appear, with what is
+// present of the kind the key names.
+void absent_name(PlanBuilder& b, const std::string& wanted, const Sourced<HwKey>& key) {
+  const std::string what = "name " + wanted;
+  const HwKey& k = key.value;
+  switch (k.by) {
+    case HwKey::By::kGuid:
+    case HwKey::By::kMac:
+      b.absent(key.source, what, k.is_guid() ? "interface with port GUID" : "interface with MAC",
+               k.str(), b.present_addresses(k.is_guid()));
+      return;
+    case HwKey::By::kPci:
+      b.absent(key.source, what, "interface at", k.str(), b.present_pci_ports());
+      return;
+    case HwKey::By::kRdmaPort:
+      // rdma-core's rdma_rename may have renamed the device (mlx5_0 -> rocep175s0f0,
+      // kernel-boot/rdma_rename.c): <ibdev>/<port> means the name the device has now.
+      if (const std::string renamed = renamed_devices_hint(b.inv);
+          !b.inv.find_rdma(k.device) && !renamed.empty()) {
+        b.diag().warn(key.source, what + ": no RDMA device " + k.device +
+                                      " is present; rdma-core's persistent naming "
+                                      "(60-rdma-persistent-naming.rules) has renamed the RDMA "
+                                      "devices here: " +
+                                      renamed + "; name the interface by pci-<address>/<port>");
+        return;
+      }
+      b.absent(key.source, what, "interface of RDMA port", k.str(), b.present_ports(false));
+      return;
+  }
+}
+
 }  // namespace
 
 void plan_renames(PlanBuilder& b) {
   std::vector<RenameMove> moves;
   std::vector<std::string> reasons;
+  std::map<const NetDev*, std::string> named;  // interface -> the name that claims it
   for (const auto& [wanted, key] : b.cfg.names) {
-    const NetDev* n = netdev_for(b.inv, key.value);
+    const NetDev* n = netdev_for_key(b.inv, key.value);
     if (!n) {
       const std::optional<size_t> ipoib = b.module_action("ib_ipoib");
-      if (key.value.is_guid && port_with_guid(b.inv, key.value.value) && ipoib) {
+      const std::optional<PortGuid> guid = awaited_ipoib_guid(b.inv, key.value);
+      if (guid && ipoib) {
         // The IPoIB netdev appears when ib_ipoib loads: rename it then.
-        Action a{Rename{"", wanted, std::nullopt, PortGuid{key.value.value}}, "absent", key.source};
-        a.waiting_for = "IPoIB netdev of port GUID " + key.value.str();
+        Action a{Rename{"", wanted, std::nullopt, *guid}, "absent", key.source};
+        a.waiting_for = "IPoIB netdev of port GUID " + HwKey::of_guid(*guid).str();
         PlanBuilder::need(a, ipoib);
         b.set_iface(wanted, Iface{nullptr, b.add(std::move(a))});
       } else {
-        b.absent(key.source, "name " + wanted,
-                 key.value.is_guid ? "interface with port GUID" : "interface with MAC",
-                 key.value.str(), b.present_addresses(key.value.is_guid));
+        absent_name(b, wanted, key);
       }
+      continue;
+    }
+    if (const std::string also = also_named_by_key(b.inv, key.value, *n); !also.empty()) {
+      b.diag().error(key.source, key.value.str() + " names " + n->name + " and " + also +
+                                     " (the same function and dev_port): name it by its MAC");
+      continue;
+    }
+    // Two keys of different kinds (a MAC and pci-<bdf>) may name one interface.
+    if (auto [it, fresh] = named.emplace(n, wanted); !fresh) {
+      b.diag().error(key.source, key.value.str() + " is interface " + n->name + ", which " +
+                                     b.cfg.names.at(it->second).source + " names " +
+                                     quote(it->second) + ": one interface, two names");
       continue;
     }
     if (n->name == wanted) continue;

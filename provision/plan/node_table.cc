@@ -1,6 +1,7 @@
 #include "provision/plan/node_table.h"
 
 #include "provision/base/strings.h"
+#include "provision/plan/name_key.h"
 
 namespace rp {
 namespace {
@@ -8,7 +9,7 @@ namespace {
 // A row whose key is a typo of `k` (at most two digits off), for the warning; none when
 // two rows are as near (a cluster's MACs run in sequence: a stranger is near many rows).
 const NodeEntry* row_near(const Config& cfg, const HwKey& k) {
-  const auto& rows = k.is_guid ? cfg.nodes_by_guid : cfg.nodes_by_mac;
+  const auto& rows = k.is_guid() ? cfg.nodes_by_guid : cfg.nodes_by_mac;
   const std::string want = k.str();
   const NodeEntry* best = nullptr;
   size_t best_d = 3;
@@ -51,11 +52,17 @@ void resolve_node_table(const Inventory& inv, Config& cfg) {
     matched = true;
     const Source src = e->source.through("node table");
     std::string ifname = n.name;
+    bool by_function = false;  // named by pci-<bdf> or <ibdev>/<port>, which no row knows
     for (const auto& [name, key] : cfg.names) {
       if (key.value == e->key) ifname = name;  // an explicit name wins over the row's
+      if (!key.value.is_address() && netdev_for_key(inv, key.value) == &n) {
+        ifname = name;
+        by_function = true;
+      }
     }
     // The row's name, unless the interface is named otherwise or the name is taken.
-    if (const std::string row = cfg.row_name(*e); !row.empty() && !cfg.names.count(row)) {
+    if (const std::string row = cfg.row_name(*e);
+        !by_function && !row.empty() && !cfg.names.count(row)) {
       cfg.names[row] = {e->key, src};
       ifname = row;
     }

@@ -4,6 +4,7 @@
 
 #include "provision/base/strings.h"
 #include "provision/plan/builder.h"
+#include "provision/plan/name_key.h"
 #include "provision/plan/rdma_select.h"
 
 namespace rp {
@@ -68,10 +69,12 @@ std::set<PortKey> involved_ports(const PlanBuilder& b) {
   std::set<PortKey> out;
   for (const auto& [name, key] : cfg.names) {
     add_port_of(b, name, out);
-    if (key.value.is_guid) {  // an IPoIB interface that appears during apply
+    if (key.value.is_guid()) {  // an IPoIB interface that appears during apply
       for (const auto& d : b.inv.rdma)
         for (const auto& p : d.ports)
           if (p.guid && p.guid->value == key.value.value) out.insert({d.name, p.num});
+    } else if (const KeyPort kp = rdma_port_for_key(b.inv, key.value); kp.port) {
+      out.insert({kp.device->name, kp.port->num});  // the port a pci- or ibdev/port name means
     }
   }
   for (const auto& [ifname, s] : cfg.ipoib) add_port_of(b, ifname, out);

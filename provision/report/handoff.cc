@@ -16,17 +16,44 @@ std::string udev_rules(const Config& cfg, bool ask_for_table) {
       "# Persistent RDMA interface names, written by rdma-provision from its configuration.\n"
       "# IPoIB interfaces match on the port GUID only: the first 12 bytes of the 20-byte\n"
       "# address (QPN, subnet prefix) change between boots. DRIVERS==\"?*\" leaves out\n"
-      "# P_Key children (virtual netdevs, which share their parent's GUID).\n";
+      "# P_Key children (virtual netdevs, which share their parent's GUID). A name by PCI\n"
+      "# function matches that parent device and the port's dev_port (port - 1).\n";
   for (const auto& [name, key] : cfg.names) {
     o += "# " + key.source + "\n";
-    if (key.value.is_guid) {
-      o += "ACTION==\"add\", SUBSYSTEM==\"net\", DRIVERS==\"?*\", ATTR{type}==\"32\", "
-           "TEST!=\"parent\", ATTR{address}==\"?*" +
-           PortGuid{key.value.value}.colon_bytes() + "\", NAME:=\"" + name + "\"\n";
-    } else {
-      o += "ACTION==\"add\", SUBSYSTEM==\"net\", DRIVERS==\"?*\", ATTR{type}==\"1\", "
-           "ATTR{address}==\"" +
-           key.value.str() + "\", NAME:=\"" + name + "\"\n";
+    switch (key.value.by) {
+      case HwKey::By::kGuid:
+        o += "ACTION==\"add\", SUBSYSTEM==\"net\", DRIVERS==\"?*\", ATTR{type}==\"32\", "
+             "TEST!=\"parent\", ATTR{address}==\"?*" +
+             PortGuid{key.value.value}.colon_bytes() + "\", NAME:=\"" + name + "\"\n";
+        break;
+      case HwKey::By::kMac:
+        o += "ACTION==\"add\", SUBSYSTEM==\"net\", DRIVERS==\"?*\", ATTR{type}==\"1\", "
+             "ATTR{address}==\"" +
+             key.value.str() + "\", NAME:=\"" + name + "\"\n";
+        break;
+      case HwKey::By::kPci:
+        // KERNELS and SUBSYSTEMS match one parent device up the devpath (udev(7)): the PCI
+        // function, named by the kernel's "%04x:%02x:%02x.%d" (drivers/pci/probe.c
+        // pci_setup_device). dev_port (net/core/net-sysfs.c dev_port_show) tells the ports
+        // of one function apart: the port minus one (mlx4/en_netdev.c mlx4_en_init_netdev;
+        // ipoib_main.c ipoib_add_port since Linux 4.20, dev_id before, which this rule
+        // does not read: apply's rename still names such a second port). TEST!="parent"
+        // leaves out create_child P_Key children, which sit under the same function
+        // (ipoib_vlan.c __ipoib_vlan_add gives them the parent file).
+        o += "ACTION==\"add\", SUBSYSTEM==\"net\", SUBSYSTEMS==\"pci\", KERNELS==\"" +
+             key.value.pci.str() + "\", TEST!=\"parent\", ATTR{dev_port}==\"" +
+             std::to_string(key.value.port ? key.value.port - 1 : 0) + "\", NAME:=\"" + name +
+             "\"\n";
+        break;
+      case HwKey::By::kRdmaPort:
+        // A net device has no udev attribute that names its RDMA device (the link is the
+        // other way: the RDMA port's gid_attrs/ndevs, core/sysfs.c), and at its "add" the
+        // device may not be registered yet (mlx5_core makes the netdev before mlx5_ib's
+        // ib_register_device; rdma_rename may rename it after): apply's rename names it.
+        o += "# " + name + " (" + key.value.str() +
+             "): named by apply's rename, not here: no udev key matches a net device by its "
+             "RDMA port\n";
+        break;
     }
   }
   if (ask_for_table && (!cfg.nodes_by_guid.empty() || !cfg.nodes_by_mac.empty())) {
@@ -151,7 +178,7 @@ std::string state_json(const Config& cfg, const Plan& plan, const ApplyReport* r
   w.key("names").begin_array();
   for (const auto& [name, key] : cfg.names) {
     w.begin_object().field("name", name).field("match", key.value.str());
-    w.field("by", key.value.is_guid ? "port_guid" : "mac").field("source", key.source.str());
+    w.field("by", to_string(key.value.by)).field("source", key.source.str());
     w.end_object();
   }
   w.end_array();

@@ -40,6 +40,29 @@ TEST(LoudMistakes, AMacThatMatchesNothingIsAWarningListingTheInterfacesThere) {
   EXPECT_TRUE(has(typo.out, "(did you mean '98:03:9b:46:8a:10'?)")) << typo.out;
 }
 
+// cx3-vpi: one mlx4 function 0000:81:00.0, port 1 IPoIB (ib0), port 2 Ethernet.
+TEST(FleetNames, OneCommandLineForEveryNodeNamesByFunctionAndPort) {
+  const std::string root = testing::unpack_fixture("cx3-vpi");
+  const Ran r = tool(root,
+                     "plan --cmdline-string 'rd.rdma.name=fab0:pci-0000:81:00.0/2 "
+                     "rd.rdma.name=fab1:mlx4_0/1'");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(has(r.out,
+                  "  1. rename       enp129s0d1: enp129s0d1 -> fab0  [cmdline: "
+                  "rd.rdma.name=fab0:pci-0000:81:00.0/2]\n"
+                  "  2. rename       ib0: ib0 -> fab1  [cmdline: rd.rdma.name=fab1:mlx4_0/1] "
+                  "after 1\n"))
+      << r.out;
+  // A node of another make: said, with the functions it has.
+  const Ran other = tool(root, "check --cmdline-string 'rd.rdma.name=fab0:pci-0000:af:00.0'");
+  EXPECT_EQ(other.status, 0) << other.out;
+  EXPECT_TRUE(has(other.out,
+                  "name fab0: no interface at pci-0000:af:00.0 is present; present: "
+                  "pci-0000:00:19.0/1 eno1, pci-0000:81:00.0/1 ib0, "
+                  "pci-0000:81:00.0/2 enp129s0d1"))
+      << other.out;
+}
+
 TEST(LoudMistakes, ARoceSettingForADeviceThatIsNotThereNamesTheRocePorts) {
   const std::string root = testing::unpack_fixture("cx5-roce");
   const Ran r = tool(root, "check --cmdline-string 'rd.rdma.roce=mlx5_7:v2'");

@@ -24,7 +24,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!fuzz::new_ifname_ok(name) && !kernel_form) fuzz::fail("invalid name kept", name);
     if (kernel_form && diag.warnings.empty()) fuzz::fail("kernel name kept silently", name);
     fuzz::check_where(text, file, key.source);
-    if (!key.value.is_guid && key.value.value >> 48) fuzz::fail("MAC wider than 48 bits", name);
+    if (key.value.is_mac() && key.value.value >> 48) fuzz::fail("MAC wider than 48 bits", name);
     if (!keys.insert(key.value).second) fuzz::fail("one device under two names", name);
   }
   return 0;

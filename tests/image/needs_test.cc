@@ -249,6 +249,30 @@ TEST(ImageNeeds, AConfigElsewhereGoesToTheStandardPlace) {
                 "configuration\n");
 }
 
+TEST(ImageNeeds, NodesDFilesGoBesideTheConfigInTheImage) {
+  // nodes.d/ beside the config is read at boot: the image carries its files, beside the
+  // standard config when the config comes from elsewhere, even without rdma-core's files.
+  Tree t("rxe-virtio", {{"/srv/node7.conf", "[modules]\nload = rpcrdma\n"},
+                        {"/srv/nodes.d/rack1.conf", "52:54:00:77:00:02 name=fab0\n"},
+                        {"/etc/rdma-provision/nodes.d/other.conf", "52:54:00:77:00:03\n"}});
+  t.opt.config_path = "/srv/node7.conf";
+  t.opt.config_path_given = true;
+  ImageNeedsOptions o = given({"rdma_rxe"});
+  o.rdma_core = false;
+  EXPECT_EQ(t.needs(o), std::string(kCore) +
+                            "module rdma_rxe  # --drivers\n"
+                            "module rpcrdma  # /srv/node7.conf:2\n" +
+                            kCrc32 +
+                            "file /srv/node7.conf /etc/rdma-provision/rdma-provision.conf  # "
+                            "native configuration\n"
+                            "file /srv/nodes.d/rack1.conf "
+                            "/etc/rdma-provision/nodes.d/rack1.conf  # node table (nodes.d)\n");
+  Tree standard("rxe-virtio", {{"/etc/rdma-provision/nodes.d/rack1.conf", "52:54:00:77:00:02\n"}});
+  EXPECT_EQ(standard.needs(given({"rdma_rxe"})),
+            std::string(kCore) + "module rdma_rxe  # --drivers\n" + kCrc32 +
+                "file /etc/rdma-provision/nodes.d/rack1.conf  # node table (nodes.d)\n");
+}
+
 // One answer (plan/module_needs.h): on every fixture, with settings of every kind, each
 // module the plan loads on the host is one a host-only image of that host carries.
 TEST(ImageNeeds, EveryModuleThePlanLoadsIsInTheHostOnlyImage) {

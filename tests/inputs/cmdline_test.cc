@@ -56,7 +56,7 @@ std::string summary(const Config& c, bool sources = false) {
   if (c.pfc_tx) line("pfc tx=0x" + hex(c.pfc_tx->value, 2) + src(c.pfc_tx->source));
   if (c.pfc_rx) line("pfc rx=0x" + hex(c.pfc_rx->value, 2) + src(c.pfc_rx->source));
   for (const auto& [name, key] : c.names)
-    line("name " + name + "=" + (key.value.is_guid ? "guid " : "mac ") + key.value.str() +
+    line("name " + name + "=" + (key.value.is_guid() ? "guid " : "mac ") + key.value.str() +
          src(key.source));
   for (const auto& [ifname, s] : c.ipoib) {
     if (s.mode)
@@ -343,10 +343,12 @@ const Bad kBad[] = {
     {"rd.rdma.mlx4.pfc=8/8/8",
      "cmdline: rd.rdma.mlx4.pfc=8/8/8: value '8/8/8' is not of the form <txmask>[/<rxmask>]"},
     {"rd.rdma.name=ib-a",
-     "cmdline: rd.rdma.name=ib-a: value 'ib-a' is not of the form <ifname>:<guid|mac>"},
+     "cmdline: rd.rdma.name=ib-a: value 'ib-a' is not of the form "
+     "<ifname>:<guid|mac|pci-<bdf>[/<port>]|<ibdev>/<port>>"},
     {"rd.rdma.name=ib-a:0002:c903:0031",
      "cmdline: rd.rdma.name=ib-a:0002:c903:0031: address '0002:c903:0031' is neither a port GUID "
-     "(0002:c903:0031:78f2) nor a MAC address (aa:bb:cc:dd:ee:ff)"},
+     "(0002:c903:0031:78f2), a MAC address (aa:bb:cc:dd:ee:ff), a PCI function "
+     "(pci-0000:af:00.0) nor an RDMA port (mlx5_0/1)"},
     {"rd.rdma.name=ib-a:80:00:02:08:fe:80:00:00:00:00:00:00:00:02:c9:03:00:31:78:f2",
      "cmdline: rd.rdma.name=ib-a:80:00:02:08:fe:80:00:00:00:00:00:00:00:02:c9:03:00:31:78:f2: "
      "address '80:00:02:08:fe:80:00:00:00:00:00:00:00:02:c9:03:00:31:78:f2' is a whole 20-byte "
@@ -472,7 +474,8 @@ const Bad kBad[] = {
      "'rd.rdma.pkey'?)"},
     {"rd.rdma.name=ib-a:\x01",
      "cmdline: rd.rdma.name=ib-a:\\x01: address '\\x01' is neither a port GUID "
-     "(0002:c903:0031:78f2) nor a MAC address (aa:bb:cc:dd:ee:ff)"},
+     "(0002:c903:0031:78f2), a MAC address (aa:bb:cc:dd:ee:ff), a PCI function "
+     "(pci-0000:af:00.0) nor an RDMA port (mlx5_0/1)"},
 };
 
 TEST(ParseCmdline, MalformedTokensGiveExactMessages) {

@@ -59,6 +59,60 @@ TEST_F(LoadTest, ModprobeDirectoriesMergeByFileNameAndTheEarlierDirectoryMasks) 
   EXPECT_EQ(in.config.blacklist[0].value, "ib_srpt");
 }
 
+TEST_F(LoadTest, NodesDFilesAreReadAfterTheConfigInTheOrderOfTheirNames) {
+  // A fleet's table in several files beside the config: rows with or without a [nodes]
+  // header; hidden files and files not ending in .conf are skipped.
+  put("/etc/rdma-provision/rdma-provision.conf", "[nodes]\n52:54:00:77:00:01 name=fab0\n");
+  put("/etc/rdma-provision/nodes.d/20-rack2.conf", "[nodes]\n52:54:00:77:00:03 name=fab0\n");
+  put("/etc/rdma-provision/nodes.d/10-rack1.conf",
+      "# rack 1\n52:54:00:77:00:02 name=fab0 mtu=9000\n");
+  put("/etc/rdma-provision/nodes.d/.30-hidden.conf", "52:54:00:77:00:04 name=fab0\n");
+  put("/etc/rdma-provision/nodes.d/40-old.conf.rpmsave", "52:54:00:77:00:05 name=fab0\n");
+  Inputs in = load();
+  ASSERT_TRUE(in.diag.ok()) << in.diag.errors[0].str();
+  EXPECT_EQ(in.files_read, (std::vector<std::string>{"/etc/rdma-provision/rdma-provision.conf",
+                                                     "/etc/rdma-provision/nodes.d/10-rack1.conf",
+                                                     "/etc/rdma-provision/nodes.d/20-rack2.conf"}));
+  EXPECT_EQ(in.config.nodes_by_mac.size(), 3u);
+  const NodeEntry* e = in.config.node_entry(*HwKey::parse("52:54:00:77:00:02"));
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->mtu, 9000u);
+  EXPECT_EQ(e->source.str(), "/etc/rdma-provision/nodes.d/10-rack1.conf:2");
+}
+
+TEST_F(LoadTest, AKeyInTwoNodesDFilesIsAnErrorNamingBoth) {
+  put("/etc/rdma-provision/nodes.d/a.conf", "52:54:00:77:00:02 name=fab0\n");
+  put("/etc/rdma-provision/nodes.d/b.conf", "\n52:54:00:77:00:02 name=fab1\n");
+  put("/etc/rdma-provision/nodes.d/c.conf", "[name x]\nmatch = pci-0000:af:00.0\n");
+  put("/etc/rdma-provision/nodes.d/d.conf", "pci-0000:af:00.0 name=fab0\n");
+  Inputs in = load();
+  std::vector<std::string> errors;
+  for (const auto& e : in.diag.errors) errors.push_back(e.str());
+  EXPECT_EQ(errors,
+            (std::vector<std::string>{
+                "/etc/rdma-provision/nodes.d/b.conf:2: node 52:54:00:77:00:02 is already listed "
+                "at /etc/rdma-provision/nodes.d/a.conf:1",
+                "/etc/rdma-provision/nodes.d/c.conf:1: section '[name x]' in a nodes.d file, "
+                "which holds node-table rows only",
+                "/etc/rdma-provision/nodes.d/d.conf:1: node pci-0000:af:00.0: a row is keyed by "
+                "a port GUID or a MAC address, one node's own; a name by PCI function or RDMA "
+                "port is the same on every node: give it with rd.rdma.name= or [name <ifname>]"}));
+}
+
+TEST_F(LoadTest, NodesDIsBesideAConfigGivenElsewhere) {
+  put("/srv/fleet/rdma.conf", "[general]\nrequired = yes\n");
+  put("/srv/fleet/nodes.d/a.conf", "52:54:00:77:00:02 name=fab0\n");
+  put("/etc/rdma-provision/nodes.d/b.conf", "52:54:00:77:00:03 name=fab0\n");
+  InputOptions opt;
+  opt.cmdline_text = "";
+  opt.config_path = "/srv/fleet/rdma.conf";
+  opt.config_path_given = true;
+  Inputs in = load_inputs(Root(dir_), opt);
+  ASSERT_TRUE(in.diag.ok()) << in.diag.errors[0].str();
+  EXPECT_EQ(in.files_read,
+            (std::vector<std::string>{"/srv/fleet/rdma.conf", "/srv/fleet/nodes.d/a.conf"}));
+}
+
 TEST_F(LoadTest, IbPkeyIsLeftToNetworkManagerWhenTheImageHasIt) {
   InputOptions opt;
   opt.cmdline_text = "ib.pkey=ib0.8001 rd.rdma.pkey=ib0:0x8002";

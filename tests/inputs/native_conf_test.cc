@@ -157,8 +157,8 @@ INSTANTIATE_TEST_SUITE_P(
         Bad{"[name a-name-longer-than-15]\n",
             ":1: interface name 'a-name-longer-than-15' is longer than 15 bytes"},
         Bad{"[name stor]\nmatch = 00:11\n",
-            ":2: address '00:11' is neither a port GUID (0002:c903:0031:78f2) nor a MAC address "
-            "(aa:bb:cc:dd:ee:ff)"},
+            ":2: address '00:11' is neither a port GUID (0002:c903:0031:78f2), a MAC address "
+            "(aa:bb:cc:dd:ee:ff), a PCI function (pci-0000:af:00.0) nor an RDMA port (mlx5_0/1)"},
         Bad{"[address ib0]\naddress = 10.0.0.1\n",
             ":2: address '10.0.0.1' has no prefix length (e.g. 10.0.0.5/24)"},
         Bad{"[address ib0]\naddress = 10.0.0.300/24\n",
@@ -168,8 +168,8 @@ INSTANTIATE_TEST_SUITE_P(
         Bad{"[address ib0]\nroute = default 10.0.0.1\n",
             ":2: route 'default 10.0.0.1' is not '<default|prefix> via <gateway>'"},
         Bad{"[nodes]\nnotakey name=x\n",
-            ":2: address 'notakey' is neither a port GUID (0002:c903:0031:78f2) nor a MAC address "
-            "(aa:bb:cc:dd:ee:ff)"},
+            ":2: address 'notakey' is neither a port GUID (0002:c903:0031:78f2), a MAC address "
+            "(aa:bb:cc:dd:ee:ff), a PCI function (pci-0000:af:00.0) nor an RDMA port (mlx5_0/1)"},
         Bad{"[nodes]\n52:54:00:00:00:01 colour=x\n",
             ":2: unknown node field 'colour' (known: name, address, pkeys, mode, mtu, rxe, siw)"},
         Bad{"[nodes]\n52:54:00:00:00:01 name\n",

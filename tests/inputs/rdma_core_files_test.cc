@@ -443,7 +443,7 @@ TEST(IpoibRules, RdmaCoreSampleRulesNameGuidsAndMacs) {
   EXPECT_EQ(ib1.source.str(), "/etc/udev/rules.d/70-persistent-ipoib.rules:7");
 
   const auto& roce = cfg.names.at("roce_a");
-  EXPECT_FALSE(roce.value.is_guid);
+  EXPECT_FALSE(roce.value.is_guid());
   EXPECT_EQ(roce.value.str(), "52:54:00:12:34:56");
 }
 
@@ -477,9 +477,9 @@ TEST(IpoibRules, WithoutTypeTheAddressLengthDecidesAndContinuationLinesJoin) {
       kRules, cfg, diag);
   EXPECT_TRUE(diag.errors.empty());
   EXPECT_TRUE(diag.warnings.empty());
-  EXPECT_TRUE(cfg.names.at("mlx4_ib3").value.is_guid);
+  EXPECT_TRUE(cfg.names.at("mlx4_ib3").value.is_guid());
   EXPECT_EQ(cfg.names.at("mlx4_ib3").source.str(), "/etc/udev/rules.d/70-persistent-ipoib.rules:1");
-  EXPECT_FALSE(cfg.names.at("roce_b").value.is_guid);
+  EXPECT_FALSE(cfg.names.at("roce_b").value.is_guid());
   EXPECT_EQ(cfg.names.at("roce_b").source.str(), "/etc/udev/rules.d/70-persistent-ipoib.rules:3");
 }
 

@@ -55,8 +55,8 @@ const char kIfname[] =
     "device";
 const char kPfc[] = "pfctx '0x100' is out of range 0..0xff";
 const char kHwKey[] =
-    "address '52:54:00' is neither a port GUID (0002:c903:0031:78f2) nor a MAC address "
-    "(aa:bb:cc:dd:ee:ff)";
+    "address '52:54:00' is neither a port GUID (0002:c903:0031:78f2), a MAC address "
+    "(aa:bb:cc:dd:ee:ff), a PCI function (pci-0000:af:00.0) nor an RDMA port (mlx5_0/1)";
 const char kPkey[] = "P_Key '8000' is invalid: 0x0000 and 0x8000 have no partition number";
 
 // Each bad value, written for every reader that takes it, with what each must say.
@@ -97,6 +97,57 @@ TEST(OneParserPerValue, ABadValueGetsTheSameMessageFromEveryReader) {
   for (const auto& c : kSameMessage) {
     EXPECT_EQ(read(c.written).errors, std::vector<std::string>{c.message}) << c.written.text;
   }
+}
+
+TEST(OneParserPerValue, NamesByPciFunctionOrRdmaPortFromTheCommandLineAndTheFile) {
+  // One parser (parse_hw_key) for rd.rdma.name= and [name X] match =.
+  const struct {
+    const char* value;
+    HwKey::By by;
+    const char* shown;
+  } kGood[] = {
+      {"pci-0000:af:00.0", HwKey::By::kPci, "pci-0000:af:00.0"},
+      {"pci-af:00.0", HwKey::By::kPci, "pci-0000:af:00.0"},  // domain left out, as lspci -s
+      {"pci-0000:81:00.0/2", HwKey::By::kPci, "pci-0000:81:00.0/2"},
+      {"mlx5_0/1", HwKey::By::kRdmaPort, "mlx5_0/1"},
+      {"rocep175s0f0/1", HwKey::By::kRdmaPort, "rocep175s0f0/1"},
+      {"0002:c903:0031:78f2", HwKey::By::kGuid, "0002:c903:0031:78f2"},
+      {"52:54:00:77:00:02", HwKey::By::kMac, "52:54:00:77:00:02"},
+  };
+  for (const auto& g : kGood) {
+    const std::string c = std::string("rd.rdma.name=fab0:") + g.value;
+    const std::string f = std::string("[name fab0]\nmatch = ") + g.value + "\n";
+    for (const Written& w : {Written{cmdline, c.c_str()}, Written{parse_native_conf, f.c_str()}}) {
+      Outcome o = read(w);
+      EXPECT_EQ(o.errors, std::vector<std::string>{}) << w.text;
+      ASSERT_EQ(o.cfg.names.count("fab0"), 1u) << w.text;
+      EXPECT_EQ(o.cfg.names.at("fab0").value.by, g.by) << w.text;
+      EXPECT_EQ(o.cfg.names.at("fab0").value.str(), g.shown) << w.text;
+    }
+  }
+  const struct {
+    const char* value;
+    const char* message;
+  } kBad[] = {
+      {"pci-0000:af:00",
+       "PCI function 'pci-0000:af:00' is not of the form "
+       "pci-DDDD:BB:DD.F[/<port>] (pci-0000:af:00.0)"},
+      {"pci-0000:af:00.0/0", "port '0' is not a port number 1..255"},
+      {"pci-0000:af:00.0/", "port '' is not a port number 1..255"},
+      {"mlx5_0/x", "port 'x' is not a port number 1..255"},
+      {"/1", "an RDMA device name cannot be empty"},
+      {"mlx5@0/1", "RDMA device name 'mlx5@0' may contain only letters, digits, '_', '-' and '.'"},
+  };
+  for (const auto& b : kBad) {
+    const std::string c = std::string("rd.rdma.name=fab0:") + b.value;
+    const std::string f = std::string("[name fab0]\nmatch = ") + b.value + "\n";
+    for (const Written& w : {Written{cmdline, c.c_str()}, Written{parse_native_conf, f.c_str()}}) {
+      EXPECT_EQ(read(w).errors, std::vector<std::string>{b.message}) << w.text;
+    }
+  }
+  // dracut's ifname= takes a MAC only (40network/ifname-genrules.sh: ATTR{address}).
+  EXPECT_EQ(read({cmdline, "ifname=fab0:pci-0000:af:00.0"}).errors,
+            std::vector<std::string>{"dracut's ifname= takes a MAC address, not pci-0000:af:00.0"});
 }
 
 TEST(OneParserPerValue, ALeadingZeroPfcMaskIsOctalInEveryReader) {

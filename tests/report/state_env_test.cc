@@ -63,8 +63,8 @@ Plan plan_of(std::vector<Action> actions) {
 TEST(StateEnv, AfterApplyGivesExitCodeSummaryCountsAndErrors) {
   Config cfg;
   cfg.required = {true, src("cmdline: rd.rdma.required=1")};
-  cfg.names["fabric0"] = {HwKey{false, 0x525400770002}, src("cmdline: rd.rdma.name=...")};
-  cfg.names["storage0"] = {HwKey{true, 0xf4521403007bcba1}, src("conf:3")};
+  cfg.names["fabric0"] = {HwKey{HwKey::By::kMac, 0x525400770002}, src("cmdline: rd.rdma.name=...")};
+  cfg.names["storage0"] = {HwKey{HwKey::By::kGuid, 0xf4521403007bcba1}, src("conf:3")};
   Plan plan =
       plan_of({Action{SetRoceMode{"rxe0", 1, RoceMode::kV1}, "RoCE v2", "x"},
                Action{LinkUp{"fabric0"}, "down", "y"}, Action{WaitPort{"rxe0", 1}, "DOWN", "z"}});
