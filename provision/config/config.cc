@@ -145,14 +145,14 @@ void check_node_rows(const Config& cfg, Diagnostics& diag) {
     const std::string node = "node " + row->key.str();
     // A 6-byte key is an Ethernet MAC: an IPoIB interface's address is 20 bytes
     // (INFINIBAND_ALEN, ulp/ipoib/ipoib_main.c ipoib_setup_common) and is keyed by GUID.
-    if (!row->key.is_guid && (row->mode || !row->pkeys.empty())) {
+    if (row->key.is_mac() && (row->mode || !row->pkeys.empty())) {
       diag.error(row->source, node + ": " + (row->mode ? "mode=" : "pkeys=") +
                                   " is an IPoIB setting, and a MAC names an Ethernet interface "
                                   "(key an IPoIB port by its GUID)");
     }
     // siw attaches to Ethernet-like interfaces only (sw/siw/siw_main.c siw_dev_qualified:
     // ARPHRD_ETHER, ARPHRD_IEEE802, ARPHRD_NONE), never to an IPoIB one.
-    if (row->key.is_guid && row->soft && row->soft->kind == SoftKind::kSiw) {
+    if (row->key.is_guid() && row->soft && row->soft->kind == SoftKind::kSiw) {
       diag.error(row->source, node + ": siw= needs an Ethernet interface, and a port GUID "
                                      "names an IPoIB one (key the row by the NIC's MAC)");
     }

@@ -87,7 +87,7 @@ void ipoib(const Config& cfg, const Target& t, Diagnostics& d) {
     }
   }
   for (const auto& [name, key] : cfg.names) {
-    if (key.value.is_guid && t.ib.empty()) {
+    if (key.value.is_guid() && t.ib.empty()) {
       d.error(key.source, "name " + name + " by port GUID (an IPoIB interface)" + none);
     }
   }

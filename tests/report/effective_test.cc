@@ -70,8 +70,10 @@ Config merged(Diagnostics& d) {
                       "/etc/modprobe.d/mlx4.conf", cfg, d);
   parse_native_conf(kNative, "/etc/rdma-provision/rdma-provision.conf", cfg, d);
   parse_cmdline(
-      "rd.rdma.modules=ib_ipoib rd.rdma.roce=mlx5_0/1:v2:96 rd.rdma.ipoib=ib0:datagram rd.rdma.name=fab0:52:54:00:12:34:56 "
+      "rd.rdma.modules=ib_ipoib rd.rdma.roce=mlx5_0/1:v2:96 rd.rdma.ipoib=ib0:datagram "
+      "rd.rdma.name=fab0:52:54:00:12:34:56 "
       "rd.rdma.wait=mlx5_0/1 ip=fab0:dhcp root=nfs:10.0.0.1:/srv/root "
+      "rd.rdma.name=fab1:pci-0000:af:00.0/2 rd.rdma.name=fab2:mlx5_0/1 "
       "ifname=mgmt0:52:54:00:00:00:01",
       cfg, d);
   return cfg;
@@ -126,8 +128,7 @@ TEST(Effective, EveryValueNamesWhereItCameFrom) {
   std::string foreign;
   for (const auto& v : effective_values(cfg))
     if (v.foreign) foreign += v.section + " " + v.key + " = " + v.value + "\n";
-  EXPECT_NE(foreign.find("dracut ifname = mgmt0:52:54:00:00:00:01"), std::string::npos)
-      << foreign;
+  EXPECT_NE(foreign.find("dracut ifname = mgmt0:52:54:00:00:00:01"), std::string::npos) << foreign;
   EXPECT_NE(foreign.find("dracut nfs server = 10.0.0.1"), std::string::npos) << foreign;
   EXPECT_NE(foreign.find("dracut boot interface = fab0"), std::string::npos) << foreign;
 }
@@ -150,8 +151,7 @@ TEST(Effective, JsonCarriesEachValueWithItsSource) {
   const Config cfg = merged(d);
   const std::string j = effective_json(cfg, {"/etc/rdma-provision/rdma-provision.conf"});
   EXPECT_NE(j.find(R"("section": "roce mlx5_0/1",)"), std::string::npos) << j;
-  EXPECT_NE(j.find(R"("source": "cmdline: rd.rdma.roce=mlx5_0/1:v2:96",)"), std::string::npos)
-      << j;
+  EXPECT_NE(j.find(R"("source": "cmdline: rd.rdma.roce=mlx5_0/1:v2:96",)"), std::string::npos) << j;
   EXPECT_NE(j.find(R"("settable": false)"), std::string::npos) << j;
 }
 
@@ -161,7 +161,8 @@ TEST(Effective, AnInvalidInputSaysWhatItLeavesUndone) {
   EXPECT_EQ(not_applied_summary(cfg),
             "[general] verify, [general] wait, [module mlx4_core], [module mlx4_en], "
             "[mlx4 0000:03:00.0], [pfc], [roce *], [roce mlx5_0/1], [ipoib ib0], "
-            "[pkey ib0 0x0010], [pkey ib0 0x0020], [name fab0], [name ibfab0], [rxe eth1], "
+            "[pkey ib0 0x0010], [pkey ib0 0x0020], [name fab0], [name fab1], [name fab2], [name "
+            "ibfab0], [rxe eth1], "
             "[siw eth2], [address stor0], 3 module loads");
   EXPECT_EQ(not_applied_summary(Config{}), "");
 }
