@@ -1,6 +1,8 @@
 #include "provision/config/config.h"
 
 #include <algorithm>
+#include <cstring>
+#include <tuple>
 
 #include "provision/base/strings.h"
 
@@ -132,38 +134,74 @@ void check_node_table_names(const Config& cfg, Diagnostics& diag) {
   }
 }
 
+namespace {
+
+// A row's place, for an order that is the same on every run and every C++ library.
+bool before(const NodeEntry* a, const NodeEntry* b) {
+  return std::tie(a->source.file, a->source.line) < std::tie(b->source.file, b->source.line);
+}
+
+// An address as a hash key without formatting it: the table is read at every boot, and
+// 10,000 rows must stay cheap (tests/bench/plan_bench).
+struct AddressKey {
+  uint64_t hi = 0, lo = 0;
+  bool v6 = false;
+  explicit AddressKey(const IpAddress& a) : v6(a.v6) {
+    std::memcpy(&hi, a.bytes.data(), 8);
+    std::memcpy(&lo, a.bytes.data() + 8, 8);
+  }
+  bool operator==(const AddressKey& o) const { return hi == o.hi && lo == o.lo && v6 == o.v6; }
+};
+struct AddressHash {
+  size_t operator()(const AddressKey& k) const {
+    return std::hash<uint64_t>()(k.hi * 0x9e3779b97f4a7c15ULL ^ k.lo ^ k.v6);
+  }
+};
+
+}  // namespace
+
 void check_node_rows(const Config& cfg, Diagnostics& diag) {
-  // In file order, so that the messages come out the same on every run.
-  std::vector<const NodeEntry*> rows;
-  for (const auto* table : {&cfg.nodes_by_mac, &cfg.nodes_by_guid})
-    for (const auto& [k, row] : *table) rows.push_back(&row);
-  std::sort(rows.begin(), rows.end(), [](const NodeEntry* a, const NodeEntry* b) {
-    return std::pair(a->source.file, a->source.line) < std::pair(b->source.file, b->source.line);
-  });
-  std::unordered_map<std::string, const NodeEntry*> by_address;
-  for (const NodeEntry* row : rows) {
-    const std::string node = "node " + row->key.str();
-    // A 6-byte key is an Ethernet MAC: an IPoIB interface's address is 20 bytes
-    // (INFINIBAND_ALEN, ulp/ipoib/ipoib_main.c ipoib_setup_common) and is keyed by GUID.
-    if (row->key.is_mac() && (row->mode || !row->pkeys.empty())) {
-      diag.error(row->source, node + ": " + (row->mode ? "mode=" : "pkeys=") +
-                                  " is an IPoIB setting, and a MAC names an Ethernet interface "
-                                  "(key an IPoIB port by its GUID)");
-    }
-    // siw attaches to Ethernet-like interfaces only (sw/siw/siw_main.c siw_dev_qualified:
-    // ARPHRD_ETHER, ARPHRD_IEEE802, ARPHRD_NONE), never to an IPoIB one.
-    if (row->key.is_guid() && row->soft && row->soft->kind == SoftKind::kSiw) {
-      diag.error(row->source, node + ": siw= needs an Ethernet interface, and a port GUID "
-                                     "names an IPoIB one (key the row by the NIC's MAC)");
-    }
-    for (const auto& a : row->addresses) {
-      auto [it, fresh] = by_address.emplace(a.address.str(), row);
-      if (fresh || it->second == row) continue;
-      diag.error(row->source, node + ": address " + a.address.str() + " is also node " +
-                                  it->second->key.str() + "'s, at " + it->second->source +
-                                  " (each address belongs to one node)");
+  std::vector<std::pair<const NodeEntry*, std::string>> found;
+  // Each address -> the first row (in file order) that gives it.
+  std::unordered_map<AddressKey, const NodeEntry*, AddressHash> owner;
+  owner.reserve(cfg.nodes_by_mac.size() + cfg.nodes_by_guid.size());
+  for (const auto* table : {&cfg.nodes_by_mac, &cfg.nodes_by_guid}) {
+    for (const auto& [k, row] : *table) {
+      for (const auto& a : row.addresses) {
+        auto [it, fresh] = owner.emplace(AddressKey(a.address), &row);
+        if (!fresh && before(&row, it->second)) it->second = &row;
+      }
     }
   }
+  for (const auto* table : {&cfg.nodes_by_mac, &cfg.nodes_by_guid}) {
+    for (const auto& [k, row] : *table) {
+      // A 6-byte key is an Ethernet MAC: an IPoIB interface's address is 20 bytes
+      // (INFINIBAND_ALEN, ulp/ipoib/ipoib_main.c ipoib_setup_common) and is keyed by GUID.
+      if (row.key.is_mac() && (row.mode || !row.pkeys.empty())) {
+        found.push_back({&row, std::string(row.mode ? "mode=" : "pkeys=") +
+                                   " is an IPoIB setting, and a MAC names an Ethernet "
+                                   "interface (key an IPoIB port by its GUID)"});
+      }
+      // siw attaches to Ethernet-like interfaces only (sw/siw/siw_main.c
+      // siw_dev_qualified: ARPHRD_ETHER, ARPHRD_IEEE802, ARPHRD_NONE), never to IPoIB.
+      if (row.key.is_guid() && row.soft && row.soft->kind == SoftKind::kSiw) {
+        found.push_back({&row,
+                         "siw= needs an Ethernet interface, and a port GUID names an "
+                         "IPoIB one (key the row by the NIC's MAC)"});
+      }
+      for (const auto& a : row.addresses) {
+        const NodeEntry* first = owner.at(AddressKey(a.address));
+        if (first == &row) continue;
+        found.push_back({&row, "address " + a.address.str() + " is also node " + first->key.str() +
+                                   "'s, at " + first->source +
+                                   " (each address belongs to one node)"});
+      }
+    }
+  }
+  std::stable_sort(found.begin(), found.end(),
+                   [](const auto& a, const auto& b) { return before(a.first, b.first); });
+  for (const auto& [row, what] : found)
+    diag.error(row->source, "node " + row->key.str() + ": " + what);
 }
 
 void add_module(Config& cfg, std::string name, Source source) {

@@ -1,5 +1,7 @@
 #include "provision/image/target_check.h"
 
+#include <tuple>
+
 #include "provision/base/drivers.h"
 #include "provision/base/strings.h"
 
@@ -54,8 +56,8 @@ const NodeEntry* first_row(const std::unordered_map<uint64_t, NodeEntry>& rows,
   const NodeEntry* first = nullptr;
   for (const auto& [k, e] : rows) {
     if (!pick(e)) continue;
-    if (!first || std::pair(e.source.file, e.source.line) <
-                      std::pair(first->source.file, first->source.line)) {
+    if (!first ||
+        std::tie(e.source.file, e.source.line) < std::tie(first->source.file, first->source.line)) {
       first = &e;
     }
   }
