@@ -32,7 +32,7 @@ Outcome exec_verify_port(ApplyContext& ctx, const Action&, const VerifyPort& p) 
   }
   LoopbackCheck c{p.device, p.port,
                   p.mode && *p.mode == RoceMode::kV1 ? GidType::kRoceV1 : GidType::kRoceV2,
-                  kRounds};
+                  !p.ipv4_only, kRounds};
   auto r = verbs_loopback(c, until(ctx));
   if (!r) return Outcome::failed(r.error());
   return Outcome::checked(r->addressing + ", RDMA WRITE of " + std::to_string(r->written) +

@@ -52,6 +52,12 @@ struct RdmaDevice {
   // its port's GID (the netdev's MAC).
   std::string parent_netdev;
   bool soft_iwarp = false;
+  // The names rdma-core's rdma_rename gives this device, without the protocol prefix
+  // (kernel-boot/rdma_rename.c, NAME_FALLBACK: by_onboard "o1", else by_pci "p175s0f0",
+  // "P2p3s0f1", a VF's "p3s0f0v1", an ARI function's "p3s0f10"); empty for a device not on
+  // PCI. Where the PCI header (multi-function bit) cannot be read, function 0 is given
+  // both ways ("p24s0", "p24s0f0").
+  std::vector<std::string> persistent_names;
   std::vector<RdmaPort> ports;
   bool seen_by_verbs = false;
   // An iWARP device: node type RNIC (RDMA_NODE_RNIC, core/sysfs.c node_type_show prints
@@ -101,6 +107,11 @@ struct NetDev {
   std::optional<unsigned> pkey;
   std::string parent;  // P_Key child: the parent interface
   unsigned dev_port = 0;
+  // IPv6 is off for it: its disable_ipv6 reads 1 (net/ipv6/addrconf.c), or the kernel
+  // has no IPv6 at all (ipv6.disable=1: af_inet6.c inet6_init stops before
+  // ipv6_sysctl_register, so /proc/sys/net/ipv6 is absent). A RoCE v2 GID that is not
+  // IPv4-mapped cannot be resolved then.
+  bool ipv6_off = false;
 };
 
 struct Inventory {

@@ -86,6 +86,79 @@ RdmaPort read_port(const DirHandle& dir, unsigned num, bool full) {
   return p;
 }
 
+// rdma_rename's view of a PCI function (kernel-boot/rdma_rename.c fill_pci_info): the
+// address of the link's target, the function widened by ARI (an ARI device's 8-bit
+// function number is the traditional slot and function together: func += 8 * slot, the
+// slot still printed), and whether the header says multi-function (is_pci_multifunction:
+// bit 7 of byte 0x0e of the first 64 bytes of `config`; nullopt when it cannot be read).
+struct RenamePci {
+  PciAddress address;
+  unsigned func = 0;
+  std::optional<bool> multifunction;
+};
+
+std::optional<RenamePci> rename_pci(const Root& root, const std::string& pcidev) {
+  auto bdf = root.link_basename(pcidev);
+  auto a = bdf ? PciAddress::parse(*bdf) : std::nullopt;
+  if (!a) return std::nullopt;
+  const DirHandle dir = root.open_dir(pcidev);
+  RenamePci p{*a, a->function, std::nullopt};
+  // is_pci_ari_enabled: fscanf("%d") == 1.
+  if (trim(dir.read_or("ari_enabled", "0")) == "1") p.func += 8u * a->device;
+  // The header type byte (PCI_HEADER_TYPE 0x0e); a read of fewer than 64 bytes is "not
+  // multi-function" to rdma_rename, but a file we could not read at all is unknown here.
+  if (auto config = dir.read("config"); config && config->size() > 0x0e) {
+    p.multifunction = (static_cast<unsigned char>((*config)[0x0e]) & 0x80) != 0;
+  }
+  return p;
+}
+
+std::vector<std::string> persistent_names(const Root& root, const std::string& devdir) {
+  std::vector<std::string> names;
+  // by_onboard: acpi_index (ACPI _DSM), else index (SMBIOS type 41), read with "%u";
+  // above ONBOARD_INDEX_MAX (16383, systemd's limit) it is not used. 0 is accepted.
+  for (const char* f : {"device/acpi_index", "device/index"}) {
+    auto v = root.read(devdir + "/" + f);
+    if (!v) continue;
+    if (auto n = parse_uint(trim(*v)); n && *n <= 16383) names.push_back("o" + std::to_string(*n));
+    break;
+  }
+  // by_pci: a VF is named after its PF (get_virtfn_info: the PF's virtfn<N> whose slot and
+  // function, ARI applied, equal the VF's), with "v<N>" after the function.
+  const std::string dev = devdir + "/device";
+  auto self = rename_pci(root, dev);
+  if (!self) return names;
+  std::optional<unsigned> vf;
+  RenamePci p = *self;
+  const std::string physfn = dev + "/physfn";
+  if (root.is_dir(physfn)) {
+    auto pf = rename_pci(root, physfn);
+    if (!pf) return names;
+    for (const auto& e : root.list(physfn)) {
+      if (!starts_with(e, "virtfn") || e.size() == 6) continue;
+      auto v = rename_pci(root, physfn + "/" + e);
+      auto n = parse_uint(e.substr(6));
+      if (v && n && v->func == self->func && v->address.device == self->address.device) {
+        vf = static_cast<unsigned>(*n);
+        break;
+      }
+    }
+    p = *pf;
+  }
+  std::string base;
+  if (p.address.domain > 0) base += "P" + std::to_string(p.address.domain);
+  base += "p" + std::to_string(p.address.bus) + "s" + std::to_string(p.address.device);
+  const std::string with_f =
+      base + "f" + std::to_string(p.func) + (vf ? "v" + std::to_string(*vf) : "");
+  if (p.func > 0 || p.multifunction.value_or(false)) {
+    names.push_back(with_f);
+  } else {
+    names.push_back(base);
+    if (!p.multifunction) names.push_back(with_f);
+  }
+  return names;
+}
+
 void discover_rdma(const Root& root, Inventory& inv, bool full) {
   for (const auto& name : root.list("/sys/class/infiniband")) {
     const std::string dir = "/sys/class/infiniband/" + name;
@@ -109,6 +182,9 @@ void discover_rdma(const Root& root, Inventory& inv, bool full) {
     d.parent_netdev = dev.read_or("parent", "");
     // siw_main.c siw_device_create copies SIW_NODE_DESC_COMMON into node_desc.
     d.soft_iwarp = dev.read_or("node_desc", "") == "Software iWARP stack";
+    // by_pci bails out for devices not on PCI (rxe, siw: their subsystem is not "pci").
+    if (d.pci && d.parent_netdev.empty() && !d.soft_iwarp)
+      d.persistent_names = persistent_names(root, dir);
     for (const auto& port : root.list(dir + "/ports")) {
       auto n = parse_uint(port);
       if (n) {
@@ -212,9 +288,12 @@ void enrich_netdevs(const Root& root, Inventory& inv) {
     auto [it, fresh] = rdma_on_pci.emplace(d.pci->str(), d.name);
     if (!fresh) it->second.clear();
   }
+  const bool ipv6 = root.is_dir("/proc/sys/net/ipv6");
   for (auto& n : inv.netdevs) {
     const DirHandle dir = root.open_dir("/sys/class/net/" + n.name);
     if (n.driver.empty()) n.driver = dir.link_basename("device/driver").value_or("");
+    n.ipv6_off =
+        !ipv6 || root.read_or("/proc/sys/net/ipv6/conf/" + n.name + "/disable_ipv6", "0") == "1";
     if (auto parent = dir.link_basename("device"); parent) {
       n.pci = PciAddress::parse(*parent);
     }

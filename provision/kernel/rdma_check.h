@@ -32,11 +32,19 @@ struct GidEntry {
 // "fe80::5054:ff:fe77:2", "::ffff:10.77.0.2": a GID as an IPv6 address (how the kernel's
 // ports/N/gids/M and `rdma`/`ibv_devinfo -v` show them).
 std::string gid_text(const std::array<uint8_t, 16>& raw);
+// ::ffff:a.b.c.d, the GID ib_core makes of an IPv4 address (roce_gid_mgmt.c).
+bool gid_is_ipv4_mapped(const std::array<uint8_t, 16>& raw);
 
 // The entry a check uses on a RoCE port: of type `want`; an IPv4-mapped GID first (what
 // an NFS mount over IPv4 uses: RoCE v2 routes by the IP address in the GID), then the
-// lowest index. nullopt when the table has none of that type.
-std::optional<GidEntry> choose_gid(const std::vector<GidEntry>& table, GidType want);
+// lowest index. nullopt when the table has none of that type. With `ipv6_routable` false
+// (the kernel answered EAFNOSUPPORT: ipv6.disable=1) a RoCE v2 GID that is not IPv4-mapped
+// cannot be used: the kernel resolves a RoCE v2 destination through the IP stack
+// (core/verbs.c ib_resolve_unicast_gid_dmac -> rdma_addr_find_l2_eth_by_grh ->
+// addr6_resolve), while RoCE v1 to a link-local GID takes the MAC from the GID itself
+// (rdma_get_ll_mac) and needs no IP.
+std::optional<GidEntry> choose_gid(const std::vector<GidEntry>& table, GidType want,
+                                   bool ipv6_routable = true);
 
 struct Latency {
   unsigned rounds = 0;
@@ -49,6 +57,7 @@ struct LoopbackCheck {
   std::string device;
   unsigned port = 1;
   GidType want = GidType::kRoceV2;  // RoCE ports only
+  bool ipv6_routable = true;        // false: the interface has IPv6 off (choose_gid)
   unsigned rounds = 8;
 };
 struct LoopbackResult {

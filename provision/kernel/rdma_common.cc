@@ -35,12 +35,14 @@ std::string gid_text(const std::array<uint8_t, 16>& raw) {
   return buf;
 }
 
-namespace {
-
-bool ipv4_mapped(const std::array<uint8_t, 16>& g) {
+bool gid_is_ipv4_mapped(const std::array<uint8_t, 16>& g) {
   static constexpr uint8_t kPrefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
   return std::memcmp(g.data(), kPrefix, sizeof kPrefix) == 0;
 }
+
+namespace {
+
+bool ipv4_mapped(const std::array<uint8_t, 16>& g) { return gid_is_ipv4_mapped(g); }
 
 bool zero(const std::array<uint8_t, 16>& g) {
   return std::all_of(g.begin(), g.end(), [](uint8_t b) { return b == 0; });
@@ -48,10 +50,12 @@ bool zero(const std::array<uint8_t, 16>& g) {
 
 }  // namespace
 
-std::optional<GidEntry> choose_gid(const std::vector<GidEntry>& table, GidType want) {
+std::optional<GidEntry> choose_gid(const std::vector<GidEntry>& table, GidType want,
+                                   bool ipv6_routable) {
   std::optional<GidEntry> best;
   for (const auto& e : table) {
     if (e.type != want || zero(e.raw)) continue;
+    if (!ipv6_routable && want == GidType::kRoceV2 && !ipv4_mapped(e.raw)) continue;
     if (!best || (ipv4_mapped(e.raw) && !ipv4_mapped(best->raw)) ||
         (ipv4_mapped(e.raw) == ipv4_mapped(best->raw) && e.index < best->index)) {
       best = e;

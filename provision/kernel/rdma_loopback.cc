@@ -1,9 +1,11 @@
 // The loopback check (verbs_loopback): two RC QPs on one port, connected to each other,
 // as ibv_rc_pingpong does, through libibverbs alone.
+#include <fcntl.h>
 #include <infiniband/verbs.h>
 #include <poll.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 
@@ -100,6 +102,32 @@ Result<Context> open_by_name(const std::string& name) {
 
 const char* port_state_name(ibv_port_state s) { return ibv_port_state_str(s); }
 
+// Waits until the port's GID table changes or `until`: the kernel tells every context of
+// the device (cache.c __ib_cache_gid_add and del_gid -> dispatch_gid_change_event; uverbs
+// passes IB_EVENT_GID_CHANGE to the context's async file, uverbs_main.c
+// ib_uverbs_event_handler), so an address dracut or DHCP sets during the wait is seen at
+// once, not at the next poll. False when the time is up.
+bool wait_gid_change(ibv_context* ctx, unsigned port, Until until) {
+  const int fd = ctx->async_fd;
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags < 0 || ::fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) return false;
+  for (;;) {
+    const int left = ms_left(until);
+    if (left <= 0) return false;
+    pollfd p{fd, POLLIN, 0};
+    const int n = ::poll(&p, 1, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    ibv_async_event ev{};
+    while (ibv_get_async_event(ctx, &ev) == 0) {
+      const bool ours =
+          ev.event_type == IBV_EVENT_GID_CHANGE && ev.element.port_num == static_cast<int>(port);
+      ibv_ack_async_event(&ev);
+      if (ours) return true;
+    }
+  }
+}
+
 }  // namespace
 
 Result<LoopbackResult> verbs_loopback(const LoopbackCheck& c, Until until) {
@@ -118,6 +146,11 @@ Result<LoopbackResult> verbs_loopback(const LoopbackCheck& c, Until until) {
   LoopbackResult r;
   ibv_ah_attr ah{};
   ah.port_num = static_cast<uint8_t>(c.port);
+  // Once the kernel answers EAFNOSUPPORT for an IPv6 GID (ipv6.disable=1), only an
+  // IPv4-mapped RoCE v2 GID can be resolved (choose_gid).
+  bool ipv6_routable = c.ipv6_routable;
+  bool chose_ipv6 = false;
+  const auto started = Clock::now();
   // The address handle towards the port itself: on RoCE the chosen GID (read again on a
   // retry: an IPv4 GID may have appeared), on IB the port's LID.
   auto address = [&]() -> Status {
@@ -132,32 +165,45 @@ Result<LoopbackResult> verbs_loopback(const LoopbackCheck& c, Until until) {
       r.addressing = std::string("LID ") + lid;
       return ok_status();
     }
-    std::vector<ibv_gid_entry> raw(std::max<int>(pa.gid_tbl_len, 1));
-    const ssize_t n = ibv_query_gid_table(ctx.get(), raw.data(), raw.size(), 0);
-    if (n < 0) return make_error(where, "cannot read the GID table", static_cast<int>(-n));
-    std::vector<GidEntry> table;
-    for (ssize_t i = 0; i < n; ++i) {
-      if (raw[i].port_num != c.port) continue;
-      GidEntry g;
-      g.index = raw[i].gid_index;
-      std::memcpy(g.raw.data(), raw[i].gid.raw, 16);
-      g.type = raw[i].gid_type == IBV_GID_TYPE_ROCE_V2 ? GidType::kRoceV2 : GidType::kRoceV1;
-      table.push_back(g);
+    for (;;) {
+      std::vector<ibv_gid_entry> raw(std::max<int>(pa.gid_tbl_len, 1));
+      const ssize_t n = ibv_query_gid_table(ctx.get(), raw.data(), raw.size(), 0);
+      if (n < 0) return make_error(where, "cannot read the GID table", static_cast<int>(-n));
+      std::vector<GidEntry> table;
+      for (ssize_t i = 0; i < n; ++i) {
+        if (raw[i].port_num != c.port) continue;
+        GidEntry g;
+        g.index = raw[i].gid_index;
+        std::memcpy(g.raw.data(), raw[i].gid.raw, 16);
+        g.type = raw[i].gid_type == IBV_GID_TYPE_ROCE_V2 ? GidType::kRoceV2 : GidType::kRoceV1;
+        table.push_back(g);
+      }
+      if (auto g = choose_gid(table, c.want, ipv6_routable)) {
+        ah.is_global = 1;
+        std::memcpy(ah.grh.dgid.raw, g->raw.data(), 16);
+        ah.grh.sgid_index = static_cast<uint8_t>(g->index);
+        ah.grh.hop_limit = 64;
+        chose_ipv6 = !gid_is_ipv4_mapped(g->raw);
+        r.addressing = "GID " + gid_text(g->raw) + " (index " + std::to_string(g->index) + ", " +
+                       std::string(to_string(g->type)) + ")";
+        return ok_status();
+      }
+      // None it can use yet: an address may be on its way (dracut's ifup, DHCP). Wait for
+      // the table to change rather than fail at once, within the check's time.
+      if (!wait_gid_change(ctx.get(), c.port, until)) {
+        char waited[32];
+        std::snprintf(waited, sizeof waited, "%.1f s", us_since(started) / 1e6);
+        return make_error(
+            where,
+            "the GID table has no " + std::string(to_string(c.want)) + " entry it can use (" +
+                std::to_string(table.size()) + " valid entries; waited " + waited + " for one): " +
+                (ipv6_routable ? "no IP address on the interface, or the other RoCE type "
+                                 "configured"
+                               : "IPv6 is off for the interface (disable_ipv6, or ipv6.disable=1: "
+                                 "EAFNOSUPPORT for the link-local GID), so RoCE v2 needs an IPv4 "
+                                 "address on it, and it has none yet"));
+      }
     }
-    auto g = choose_gid(table, c.want);
-    if (!g) {
-      return make_error(where, "the GID table has no " + std::string(to_string(c.want)) +
-                                   " entry (" + std::to_string(table.size()) +
-                                   " valid entries): no IP address on the interface, or the "
-                                   "other RoCE type configured");
-    }
-    ah.is_global = 1;
-    std::memcpy(ah.grh.dgid.raw, g->raw.data(), 16);
-    ah.grh.sgid_index = static_cast<uint8_t>(g->index);
-    ah.grh.hop_limit = 64;
-    r.addressing = "GID " + gid_text(g->raw) + " (index " + std::to_string(g->index) + ", " +
-                   std::string(to_string(g->type)) + ")";
-    return ok_status();
   };
   if (auto s = address(); !s) return s.error();
   r.mtu = ib_mtu_bytes(pa.active_mtu);
@@ -188,8 +234,11 @@ Result<LoopbackResult> verbs_loopback(const LoopbackCheck& c, Until until) {
     if (s) s = connect_rc(b.get(), a->qp_num, c.port, pa.active_mtu, ah, where);
     if (s) break;
     const int e = s.error().errnum;
+    // IPv6 disabled: the same check over an IPv4-mapped GID, when there is one or comes one.
+    const bool no_ipv6 = e == EAFNOSUPPORT && chose_ipv6 && ipv6_routable;
+    if (no_ipv6) ipv6_routable = false;
     const bool unresolved = e == ETIMEDOUT || e == ENETUNREACH || e == EHOSTUNREACH ||
-                            e == EADDRNOTAVAIL || e == ENODATA;
+                            e == EADDRNOTAVAIL || e == ENODATA || no_ipv6;
     if (!unresolved || ms_left(until) < 300) {
       Error err = s.error();
       if (unresolved) {

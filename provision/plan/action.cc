@@ -69,9 +69,10 @@ Text text(const AddRoute& p) { return {p.ifname, p.shown()}; }
 Text text(const WaitPort& p) { return {port_of(p.device, p.port), "ACTIVE"}; }
 Text text(const WaitLink& p) { return {p.ifname, "carrier"}; }
 Text text(const VerifyPort& p) {
-  return {port_of(p.device, p.port),
-          "RC loopback" + (p.mode ? std::string(" (RoCE ") + std::string(to_string(*p.mode)) + ")"
-                                  : std::string())};
+  std::string how;
+  if (p.mode)
+    how = " (RoCE " + std::string(to_string(*p.mode)) + (p.ipv4_only ? " over IPv4)" : ")");
+  return {port_of(p.device, p.port), "RC loopback" + how};
 }
 Text text(const VerifyPeer& p) { return {p.shown(), "RDMA connection, write and round trips"}; }
 

@@ -38,6 +38,7 @@ class PlanBuilder {
   // Makes `a` wait for `dep` (once), when there is one.
   static void need(Action& a, std::optional<size_t> dep);
   void note(std::string text) { plan_.notes.push_back(std::move(text)); }
+  void warn(const Source& where, std::string text) { plan_.diag.warn(where, std::move(text)); }
   // An object the configuration names that is absent and will not appear: a warning at
   // `where`, "<what>: no <noun> <wanted> is present", followed by what is present of that kind
   // (key: what `wanted` is compared with; shown: how the list shows it) and, for a typo,

@@ -2,7 +2,7 @@
 // rdma-core's persistent names (kernel-boot/rdma_rename.c).
 #include "provision/plan/rdma_select.h"
 
-#include <cctype>
+#include <cstdio>
 
 #include "provision/base/strings.h"
 
@@ -27,99 +27,54 @@ bool prefix_fits(const std::string& prefix, const RdmaDevice& d) {
 
 bool is_soft(const RdmaDevice& d) { return !d.parent_netdev.empty(); }
 
-// Reads a decimal number at s[i..], advancing i.
-std::optional<unsigned> number_at(const std::string& s, size_t& i) {
-  size_t start = i;
-  unsigned long v = 0;
-  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])) && i - start < 9) {
-    v = v * 10 + static_cast<unsigned>(s[i] - '0');
-    ++i;
+// by_guid (NAME_GUID, never part of NAME_FALLBACK): "x" and the node GUID's four groups,
+// "%04x" each; nothing for GUID 0 (an mlx5 VF's until one is set), which by_guid refuses.
+std::string guid_name(const std::optional<PortGuid>& g) {
+  if (!g || g->value == 0) return "";
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "x%016llx", static_cast<unsigned long long>(g->value));
+  return buf;
+}
+
+// The scheme of rdma_rename (kernel-boot/rdma_rename.c) that makes `name` for `d`, or
+// nullptr when it is none of d's persistent names.
+const char* scheme_of(const RdmaDevice& d, const std::string& name) {
+  if (is_soft(d)) return nullptr;
+  for (const char* p : {"roce", "rdma", "usnic", "opa", "ib", "iw"}) {
+    if (!starts_with(name, p) || !prefix_fits(p, d)) continue;
+    const std::string rest = name.substr(std::string_view(p).size());
+    for (const auto& n : d.persistent_names) {
+      if (n == rest) return rest[0] == 'o' ? "NAME_ONBOARD" : "NAME_PCI";
+    }
+    if (!rest.empty() && rest == guid_name(d.node_guid)) return "NAME_GUID";
   }
-  if (i == start) return std::nullopt;
-  return static_cast<unsigned>(v);
+  return nullptr;
 }
 
 // The present device rdma-core would have given `name`, if exactly one fits.
 const RdmaDevice* renamed_from(const Inventory& inv, const std::string& name, std::string* how) {
-  auto r = parse_rdma_rename_name(name);
-  if (!r) return nullptr;
   const RdmaDevice* found = nullptr;
+  const char* scheme = nullptr;
   int n = 0;
   for (const auto& d : inv.rdma) {
-    if (!prefix_fits(r->prefix, d) || is_soft(d)) continue;
-    bool fits = false;
-    if (r->pci && d.pci) {
-      PciAddress want = *r->pci;
-      fits = want == *d.pci ||
-             (!r->has_function && d.pci->function == 0 && want.domain == d.pci->domain &&
-              want.bus == d.pci->bus && want.device == d.pci->device);
-    }
-    if (r->guid && d.node_guid) fits = *r->guid == *d.node_guid;
-    if (fits) {
+    if (const char* s = scheme_of(d, name)) {
       found = &d;
+      scheme = s;
       ++n;
     }
   }
   if (n != 1) return nullptr;
   if (how) {
-    *how = name + " is rdma-core's persistent name (kernel-boot/rdma_rename.c " +
-           std::string(r->pci ? "NAME_PCI" : "NAME_GUID") + ") of " + found->name +
-           (r->pci ? " at " + found->pci->str() : " with node GUID " + found->node_guid->str()) +
-           ", which has not been renamed here: " + found->name + " is meant";
+    *how =
+        name + " is rdma-core's persistent name (kernel-boot/rdma_rename.c " + scheme + ") of " +
+        found->name +
+        (found->pci ? " at " + found->pci->str() : " with node GUID " + found->node_guid->str()) +
+        ", which has not been renamed here: " + found->name + " is meant";
   }
   return found;
 }
 
 }  // namespace
-
-std::optional<RenamedName> parse_rdma_rename_name(const std::string& name) {
-  RenamedName r;
-  size_t i = 0;
-  for (const char* p : {"roce", "rdma", "opa", "ib", "iw"}) {
-    if (starts_with(name, p)) {
-      r.prefix = p;
-      i = r.prefix.size();
-      break;
-    }
-  }
-  if (r.prefix.empty() || i >= name.size()) return std::nullopt;
-  if (name[i] == 'x') {  // by_guid: "%sx%04x%04x%04x%04x", the node GUID's four groups
-    const std::string hex = name.substr(i + 1);
-    if (hex.size() != 16) return std::nullopt;
-    auto g = PortGuid::parse("0x" + hex);
-    if (!g) return std::nullopt;
-    r.guid = *g;
-    return r;
-  }
-  // by_pci: prefix, "P<domain>" when the domain is not 0, "p<bus>s<slot>", then
-  // "f<func>" when the function is not 0 or the device is multi-function.
-  PciAddress a;
-  if (name[i] == 'P') {
-    ++i;
-    auto dom = number_at(name, i);
-    if (!dom) return std::nullopt;
-    a.domain = *dom;
-  }
-  if (i >= name.size() || name[i] != 'p') return std::nullopt;  // "s<sun>": a slot number
-  ++i;
-  auto bus = number_at(name, i);
-  if (!bus || *bus > 255 || i >= name.size() || name[i] != 's') return std::nullopt;
-  ++i;
-  auto slot = number_at(name, i);
-  if (!slot || *slot > 31) return std::nullopt;
-  a.bus = static_cast<uint8_t>(*bus);
-  a.device = static_cast<uint8_t>(*slot);
-  if (i < name.size() && name[i] == 'f') {
-    ++i;
-    auto fn = number_at(name, i);
-    if (!fn || *fn > 7) return std::nullopt;
-    a.function = static_cast<uint8_t>(*fn);
-    r.has_function = true;
-  }
-  if (i != name.size()) return std::nullopt;  // "v<vf>", "S<sfnum>": not decoded
-  r.pci = a;
-  return r;
-}
 
 std::vector<SelectedDevice> select_rdma(const PlanBuilder& b, const RdmaSelector& sel,
                                         std::string* how) {
@@ -167,8 +122,7 @@ std::optional<std::string> planned_soft_on(const PlanBuilder& b, const std::stri
 std::string renamed_devices_hint(const Inventory& inv) {
   std::string out;
   for (const auto& d : inv.rdma) {
-    auto r = parse_rdma_rename_name(d.name);
-    if (!r || !prefix_fits(r->prefix, d)) continue;
+    if (!scheme_of(d, d.name)) continue;
     if (!out.empty()) out += ", ";
     out += d.name;
     if (d.pci) {

@@ -20,8 +20,10 @@ struct SelectedDevice {
 // soft devices on that function's netdev); by node GUID; by the port under an interface
 // (by the name it has now or will have after this plan's renames). A name that is absent
 // but is rdma-core's persistent name of a present device (kernel-boot/rdma_rename.c
-// by_pci/by_guid: "rocep175s0f0" for mlx5_0 at 0000:af:00.0 before 60-rdma-persistent-
-// naming.rules has run) means that device, and `*how` says so.
+// by_onboard, by_pci, by_guid: "rocep175s0f0" for mlx5_0 at 0000:af:00.0 before
+// 60-rdma-persistent-naming.rules has run, "roceo1", a VF's "rocep3s0f0v1"; the names
+// the inventory computed, RdmaDevice::persistent_names) means that device, and `*how`
+// says so.
 std::vector<SelectedDevice> select_rdma(const PlanBuilder& b, const RdmaSelector& sel,
                                         std::string* how);
 
@@ -35,18 +37,5 @@ std::string renamed_devices_hint(const Inventory& inv);
 // The warning for `what` ("RoCE defaults for mlx5_0/1") naming an absent device when
 // rdma-core has renamed the devices here; "" when none looks renamed.
 std::string renamed_devices_warning(const Inventory& inv, const std::string& what);
-
-// What rdma_rename would decode `name` to: the PCI function of a NAME_PCI name
-// ("<prefix>[P<domain>]p<bus>s<slot>[f<func>]") or the node GUID of a NAME_GUID name
-// ("<prefix>x<16 hex digits>"), with the protocol prefix ("ib", "roce", "iw", "opa",
-// "rdma"). Slot-number, onboard, VF and sub-function names are not decoded.
-struct RenamedName {
-  std::string prefix;
-  std::optional<PciAddress> pci;
-  bool has_function = false;  // "f<func>" was written (rdma_rename omits f0 on a
-                              // single-function device)
-  std::optional<PortGuid> guid;
-};
-std::optional<RenamedName> parse_rdma_rename_name(const std::string& name);
 
 }  // namespace rp

@@ -56,7 +56,19 @@ RoceMode check_mode(const PlanBuilder& b, const std::string& dev, unsigned port)
   return p && p->roce_v1 && !p->roce_v2 ? RoceMode::kV1 : RoceMode::kV2;
 }
 
-void verify_port(PlanBuilder& b, const std::string& dev, unsigned port, const std::string& reason) {
+// The interface under a RoCE port; for a soft device this plan creates, the one it is made on.
+const NetDev* port_netdev(const PlanBuilder& b, const std::string& dev, unsigned port) {
+  if (auto s = b.planned_soft().find(dev); s != b.planned_soft().end()) {
+    return b.inv.find_netdev(b.action(s->second.action).get<CreateSoftLink>().netdev);
+  }
+  const RdmaPort* p = find_port(b, dev, port);
+  return p && !p->netdev.empty() ? b.inv.find_netdev(p->netdev) : nullptr;
+}
+
+// before_network: the checks run at the end of apply in the initramfs, before dracut
+// configures any address.
+void verify_port(PlanBuilder& b, const std::string& dev, unsigned port, const std::string& reason,
+                 bool before_network) {
   const std::string obj = dev + "/" + std::to_string(port);
   if (iwarp(b, dev)) {
     // An iWARP QP reaches RTS only with the TCP connection iw_cm hands the driver
@@ -68,6 +80,15 @@ void verify_port(PlanBuilder& b, const std::string& dev, unsigned port, const st
   }
   const bool roce = ethernet(b, dev, port);
   VerifyPort v{dev, port, roce ? std::optional<RoceMode>(check_mode(b, dev, port)) : std::nullopt};
+  const NetDev* nd = roce ? port_netdev(b, dev, port) : nullptr;
+  v.ipv4_only = v.mode == RoceMode::kV2 && nd && nd->ipv6_off;
+  if (v.ipv4_only && before_network) {
+    b.warn(b.cfg.verify.source,
+           "the RoCE v2 check of " + obj + " needs an IPv4 address on " + nd->name +
+               ", whose IPv6 is off (ipv6.disable=1 or disable_ipv6), and apply runs before "
+               "dracut configures the network: it waits for one within the check's 15 s, "
+               "then fails; rd.rdma.verify=peer checks the ports once the network is up");
+  }
   const RdmaDevice* d = b.inv.find_rdma(dev);
   Action a{v, d ? "not verified" : "absent", reason};
   if (!d) a.waiting_for = dev;
@@ -82,14 +103,15 @@ void verify_port(PlanBuilder& b, const std::string& dev, unsigned port, const st
   b.add(std::move(a));
 }
 
-void verify_ports(PlanBuilder& b, bool all_when_none, const std::string& reason) {
+void verify_ports(PlanBuilder& b, bool all_when_none, const std::string& reason,
+                  bool before_network) {
   auto ports = involved_ports(b);
   if (ports.empty() && all_when_none) {
     for (const auto& d : b.inv.rdma)
       for (const auto& p : d.ports) ports.insert({d.name, p.num});
   }
   if (ports.empty()) b.note("verify (" + reason + "): no RDMA port to check");
-  for (const auto& [dev, port] : ports) verify_port(b, dev, port, reason);
+  for (const auto& [dev, port] : ports) verify_port(b, dev, port, reason, before_network);
 }
 
 }  // namespace
@@ -125,7 +147,7 @@ void plan_verify(PlanBuilder& b) {
            "is up (rdma-provision verify --boot)");
     return;
   }
-  verify_ports(b, false, v.source);
+  verify_ports(b, false, v.source, b.inv.initramfs);
   // On the real root (rdma-provision.service) the peer too, so the fleet's metrics show
   // the path as the node runs: an NFS root's network is up from the initramfs. A
   // local-disk node's is not yet (the unit runs before network-pre.target): the check
@@ -153,7 +175,7 @@ Plan make_verify_plan(const Config& cfg, const Inventory& inv, const VerifyReque
   Plan plan;
   plan.timeout_s = cfg.timeout_s.value;
   PlanBuilder b(cfg, inv, plan);
-  if (r.ports) verify_ports(b, !r.boot, r.reason);
+  if (r.ports) verify_ports(b, !r.boot, r.reason, false);
   if (r.peer)
     b.add(Action{*r.peer, "not verified", r.peer_reason.empty() ? r.reason : r.peer_reason});
   return plan;

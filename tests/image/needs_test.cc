@@ -284,7 +284,7 @@ TEST(ImageNeeds, EveryModuleThePlanLoadsIsInTheHostOnlyImage) {
       "rd.rdma.verify=peer:10.0.0.1 rd.rdma.mlx4.pfc=0x08 ip=ib0:dhcp root=nfs:10.0.0.1:/r";
   for (const char* fixture :
        {"cx3-single-builtin", "cx3-sriov-eth", "cx3-vpi", "cx5-ib", "cx5-initramfs", "cx5-renamed",
-        "cx5-roce", "four-hca", "opa-bnxt", "rxe-virtio", "siw"}) {
+        "sriov-ari", "cx5-roce", "four-hca", "opa-bnxt", "rxe-virtio", "siw"}) {
     Tree t(fixture, {{"/etc/rdma-provision/rdma-provision.conf", conf}}, cmdline);
     const Inventory inv = discover(t.root, Detail::kPlan);
     Inputs in = load_inputs(t.root, t.opt);

@@ -326,5 +326,43 @@ TEST(Discover, ASoftDeviceOnTheCardsFunctionDoesNotHideTheHcasDevice) {
   EXPECT_EQ(ib0->rdma_port, 1u);
 }
 
+// What rdma-core's rdma_rename would name each device, read as it reads it
+// (kernel-boot/rdma_rename.c): the on-board label first, then the PCI location, a VF by its
+// PF and virtfn number, ARI's 8-bit function; rxe and siw are not on PCI.
+TEST(Discover, TheNamesRdmaRenameWouldGive) {
+  auto names = [](const std::string& fixture) {
+    std::map<std::string, std::vector<std::string>> got;
+    for (const auto& d : discover_fixture(fixture).rdma) got[d.name] = d.persistent_names;
+    return got;
+  };
+  using Names = std::map<std::string, std::vector<std::string>>;
+  EXPECT_EQ(names("sriov-ari"), (Names{{"bnxt_re0", {"p59s0f0"}},
+                                       {"bnxt_re1", {"p59s1f10"}},
+                                       {"mlx5_0", {"o3", "p175s0f0"}},
+                                       {"mlx5_1", {"p175s0f1"}},
+                                       {"mlx5_2", {"p175s0f0v0"}},
+                                       {"mlx5_3", {"p175s0f0v6"}}}));
+  // A lone function: no "f0" (its header's multi-function bit is clear).
+  EXPECT_EQ(names("cx5-ib"), (Names{{"mlx5_0", {"p59s0"}}}));
+  EXPECT_EQ(names("rxe-virtio"), (Names{{"rxe0", {}}}));
+  // A header that cannot be read: function 0 both ways, since either may be meant.
+  const std::string root = testing::unpack_fixture("cx5-ib");
+  testing::run("rm " + root + "/sys/devices/pci0000:3b/0000:3b:00.0/config");
+  EXPECT_EQ(discover(Root(root)).rdma[0].persistent_names,
+            (std::vector<std::string>{"p59s0", "p59s0f0"}));
+}
+
+// IPv6 off: the kernel has none (ipv6.disable=1: no /proc/sys/net/ipv6), or the interface's
+// disable_ipv6 is 1.
+TEST(Discover, AnInterfaceWhoseIpv6IsOff) {
+  const std::string root = testing::unpack_fixture("rxe-virtio");
+  EXPECT_FALSE(discover(Root(root)).find_netdev("eth0")->ipv6_off);
+  testing::run("echo 1 > " + root + "/proc/sys/net/ipv6/conf/eth0/disable_ipv6");
+  EXPECT_TRUE(discover(Root(root)).find_netdev("eth0")->ipv6_off);
+  testing::run("echo 0 > " + root + "/proc/sys/net/ipv6/conf/eth0/disable_ipv6");
+  testing::run("rm -r " + root + "/proc/sys/net/ipv6");
+  EXPECT_TRUE(discover(Root(root)).find_netdev("eth0")->ipv6_off);
+}
+
 }  // namespace
 }  // namespace rp

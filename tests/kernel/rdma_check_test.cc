@@ -62,6 +62,24 @@ TEST(ChooseGid, NoneOfTheWantedTypeAndNeverAZeroGid) {
   EXPECT_FALSE(choose_gid({}, GidType::kRoceV2));
 }
 
+// ipv6.disable=1: the kernel cannot resolve a RoCE v2 GID that is not IPv4-mapped
+// (EAFNOSUPPORT from addr6_resolve), so only the IPv4 GID will do, and before the
+// interface has an address there is none (the check then waits for the table to change).
+// RoCE v1 to the link-local GID needs no IP stack (verbs.c rdma_get_ll_mac).
+TEST(ChooseGid, WithoutIpv6OnlyAnIpv4MappedRoceV2Gid) {
+  auto v2 = choose_gid(rxe_table(), GidType::kRoceV2, false);
+  ASSERT_TRUE(v2);
+  EXPECT_EQ(v2->index, 3u);
+  auto before_address = rxe_table();
+  before_address.resize(2);
+  EXPECT_FALSE(choose_gid(before_address, GidType::kRoceV2, false));
+  auto v1 = choose_gid(before_address, GidType::kRoceV1, false);
+  ASSERT_TRUE(v1);
+  EXPECT_EQ(v1->index, 0u);
+  EXPECT_TRUE(gid_is_ipv4_mapped(rxe_table()[3].raw));
+  EXPECT_FALSE(gid_is_ipv4_mapped(rxe_table()[1].raw));
+}
+
 TEST(Latency, MedianMinMax) {
   auto l = latency_of({30, 10, 20, 1000});
   EXPECT_EQ(l.rounds, 4u);

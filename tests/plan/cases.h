@@ -102,6 +102,14 @@ inline constexpr Case kGoldenCases[] = {
      "ip=ens1f0np0:dhcp",
      nullptr},
     {"cx5_initramfs_wait_all", "cx5-initramfs", "rd.rdma.roce=*:v2 rd.rdma.wait=all", nullptr},
+    // rdma-core's names of devices not renamed here (kernel-boot/rdma_rename.c): the
+    // on-board label (roceo3 is mlx5_0), a VF behind ARI (rocep175s0f0v6 is mlx5_3 at
+    // af:01.0) and an NPAR partition (rocep59s1f10 is bnxt_re1 at 3b:01.2); a GUID name
+    // for a VF, whose node GUID is 0, means nothing.
+    {"sriov_ari_rdma_core_names", "sriov-ari",
+     "rd.rdma.roce=roceo3/1:v2:106 rd.rdma.roce=rocep175s0f0v6/1:v1 "
+     "rd.rdma.wait=rocep59s1f10/1 rd.rdma.roce=rocex0000000000000000:v2",
+     nullptr},
 };
 
 }  // namespace rp::testing

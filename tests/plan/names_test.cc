@@ -10,6 +10,7 @@
 #include "provision/inventory/inventory.h"
 #include "provision/plan/node_table.h"
 #include "provision/plan/plan.h"
+#include "provision/plan/rdma_select.h"
 #include "provision/report/handoff.h"
 #include "tests/support/fixture.h"
 
@@ -195,6 +196,46 @@ TEST(NamesByFunction, UdevRulesMatchTheFunctionAndPortAndLeaveRdmaPortsToApply) 
             std::string::npos)
       << rules;
   EXPECT_EQ(rules.find("fab2\""), std::string::npos) << rules;
+}
+
+// rdma-core's persistent names (kernel-boot/rdma_rename.c by_onboard, by_pci, by_guid) of
+// devices not renamed here mean them, as the inventory read them from sysfs; the hint for
+// an absent kernel name lists the devices whose names are rdma_rename's.
+TEST(RdmaSelect, RdmaCoresNamesOfOnboardVfAndAriFunctions) {
+  const std::string root = testing::unpack_fixture("sriov-ari");
+  Inventory inv = discover(Root(root), Detail::kPlan);
+  Config cfg;
+  auto meant = [&](const std::string& name, std::string* how = nullptr) {
+    Plan plan;
+    PlanBuilder b(cfg, inv, plan);
+    auto got = select_rdma(b, RdmaSelector::named(name), how);
+    return got.size() == 1 ? got[0].device->name : std::to_string(got.size()) + " devices";
+  };
+  std::string how;
+  EXPECT_EQ(meant("roceo3", &how), "mlx5_0");
+  EXPECT_EQ(how,
+            "roceo3 is rdma-core's persistent name (kernel-boot/rdma_rename.c NAME_ONBOARD) of "
+            "mlx5_0 at 0000:af:00.0, which has not been renamed here: mlx5_0 is meant");
+  EXPECT_EQ(meant("rocep175s0f0"), "mlx5_0");  // NAME_PCI, where the label is not used
+  EXPECT_EQ(meant("rocep175s0f1"), "mlx5_1");
+  EXPECT_EQ(meant("rocep175s0f0v0"), "mlx5_2");
+  EXPECT_EQ(meant("rocep175s0f0v6"), "mlx5_3");  // virtfn6 at af:01.0: function 8 under ARI
+  EXPECT_EQ(meant("rdmap175s0f0v6"), "mlx5_3");  // "rdma" when the kernel gives no protocol
+  EXPECT_EQ(meant("rocep59s1f10"), "bnxt_re1");  // 3b:01.2 under ARI: 2 + 8 x 1
+  EXPECT_EQ(meant("rocep59s1f2"), "0 devices");  // the traditional numbering is not it
+  EXPECT_EQ(meant("ibp175s0f0"), "0 devices");   // a RoCE device is not "ib"
+  EXPECT_EQ(meant("roceo4"), "0 devices");
+  EXPECT_EQ(meant("rocexb8cef60300a41c20"), "mlx5_0");     // NAME_GUID
+  EXPECT_EQ(meant("rocex0000000000000000"), "0 devices");  // the VFs' GUID 0 names nothing
+  // After rdma-core renamed them, the kernel's names are absent and the hint says whose.
+  for (auto& d : inv.rdma) {
+    if (d.name == "mlx5_0") d.name = "roceo3";
+    if (d.name == "mlx5_3") d.name = "rocep175s0f0v6";
+    if (d.name == "bnxt_re1") d.name = "rocep59s1f10";
+  }
+  EXPECT_EQ(renamed_devices_hint(inv),
+            "rocep59s1f10 (pci-0000:3b:01.2), roceo3 (pci-0000:af:00.0), "
+            "rocep175s0f0v6 (pci-0000:af:01.0)");
 }
 
 }  // namespace

@@ -691,30 +691,6 @@ TEST(RocePlanner, ANamedDeviceThatADriverLoadRegistersIsPlannedNotDropped) {
   EXPECT_TRUE(p.notes.empty()) << plan_text(p);
 }
 
-// rdma-core's persistent names, as kernel-boot/rdma_rename.c makes them (by_pci, by_guid)
-// and as its header comment and 60-rdma-persistent-naming.rules give examples.
-TEST(RdmaRenameNames, DecodePciAndGuidNamesOnly) {
-  auto pci = [](const std::string& n) {
-    auto r = parse_rdma_rename_name(n);
-    return r && r->pci ? r->prefix + " " + r->pci->str() + (r->has_function ? " f" : "")
-                       : std::string("-");
-  };
-  EXPECT_EQ(pci("ibp0s12f4"), "ib 0000:00:0c.4 f");       // mlx5_0 at 0000:00:0c.4
-  EXPECT_EQ(pci("rocep175s0f0"), "roce 0000:af:00.0 f");  // multi-function: f0 written
-  EXPECT_EQ(pci("iwp24s0"), "iw 0000:18:00.0");           // single function: no f0
-  EXPECT_EQ(pci("roceP2p3s0f1"), "roce 0002:03:00.1 f");  // "P<domain>" when not 0
-  EXPECT_EQ(pci("rocep193s0f0S88"), "-");                 // a sub-function: not decoded
-  EXPECT_EQ(pci("rocep193s0f0v0S99"), "-");               // a VF's sub-function
-  EXPECT_EQ(pci("ibs3"), "-");                            // a slot number, not a bus
-  EXPECT_EQ(pci("opao3"), "-");                           // an on-board index
-  EXPECT_EQ(pci("mlx5_0"), "-");                          // the kernel's own name
-  EXPECT_EQ(pci("ibp256s0"), "-");                        // no bus 256
-  auto g = parse_rdma_rename_name("rocex525400c0fe123455");
-  ASSERT_TRUE(g && g->guid);
-  EXPECT_EQ(g->guid->str(), "5254:00c0:fe12:3455");
-  EXPECT_FALSE(parse_rdma_rename_name("rocex5254"));
-}
-
 TEST(RdmaSelect, ByPciLeavesOutSoftDevicesOnThatFunction) {
   Inventory inv;
   RdmaDevice hw;
@@ -991,6 +967,35 @@ TEST(VerifyPlanner, ARocePortOnADownInterfaceIsBroughtUpAndWaitedForFirst) {
       << plan_text(p);
   EXPECT_EQ(p.actions[5].after, (std::vector<size_t>{4, 1}));
   EXPECT_EQ(p.actions[4].after, (std::vector<size_t>{3}));
+}
+
+// An interface with IPv6 off (ipv6.disable=1, disable_ipv6): a RoCE v2 check can use only
+// an IPv4-mapped GID (the kernel resolves RoCE v2 through the IP stack), which comes with
+// dracut's address; in the initramfs verify=ports runs before that, and check says so.
+// Once the network is up (verify --boot) it is no warning; RoCE v1 needs no IP at all.
+TEST(VerifyPlanner, ARoceV2CheckWithoutIpv6NeedsAnIpv4AddressAndSaysSoBeforeTheNetwork) {
+  Inventory inv = rxe_node();
+  inv.netdevs[0].ipv6_off = true;
+  inv.initramfs = true;
+  const Plan p = make_plan(verify_config(VerifySetting::Mode::kPorts), inv);
+  ASSERT_EQ(p.actions.back().kind(), ActionKind::kVerifyPort) << plan_text(p);
+  EXPECT_TRUE(p.actions.back().get<VerifyPort>().ipv4_only);
+  EXPECT_EQ(p.actions.back().wanted(), "RC loopback (RoCE v2 over IPv4)");
+  ASSERT_EQ(p.diag.warnings.size(), 1u) << plan_text(p);
+  EXPECT_NE(p.diag.warnings[0].str().find(
+                "the RoCE v2 check of rxe0/1 needs an IPv4 address on eth0, whose IPv6 is off"),
+            std::string::npos)
+      << p.diag.warnings[0].str();
+  VerifyRequest r;
+  r.ports = r.boot = true;
+  r.reason = "rd.rdma.verify=ports";
+  const Plan online = make_verify_plan(verify_config(VerifySetting::Mode::kPorts), inv, r);
+  EXPECT_TRUE(online.diag.warnings.empty()) << plan_text(online);
+  EXPECT_TRUE(online.actions.back().get<VerifyPort>().ipv4_only);
+  inv.netdevs[0].ipv6_off = false;
+  const Plan with_ipv6 = make_plan(verify_config(VerifySetting::Mode::kPorts), inv);
+  EXPECT_FALSE(with_ipv6.actions.back().get<VerifyPort>().ipv4_only);
+  EXPECT_TRUE(with_ipv6.diag.warnings.empty()) << plan_text(with_ipv6);
 }
 
 // dracut's ip= names an interface that is not Ethernet here, on a node with an InfiniBand
