@@ -90,9 +90,9 @@ struct NetDev {
   int iflink = 0;
   int type = 0;  // ARPHRD_*
   HwAddress address;
-  HwAddress broadcast;  // IPoIB: the P_Key is in bytes 8-9
-  unsigned mtu = 0;
-  std::string operstate;  // "up", "down", "unknown"...
+  HwAddress broadcast;          // IPoIB: the P_Key is in bytes 8-9
+  std::optional<unsigned> mtu;  // nullopt: unreadable (Inventory::unreadable says why)
+  std::string operstate;        // "up", "down", "unknown"...
   bool admin_up = false;
   bool carrier = false;
   std::string driver;
@@ -134,6 +134,10 @@ struct Inventory {
   bool initramfs = false;
   std::string netdev_source;       // "netlink" (live) or "sysfs" (a fixture root)
   std::vector<std::string> notes;  // discovery problems worth telling, not fatal
+  // Attributes that exist but could not be read, kernel path -> why ("Permission denied":
+  // a file only root may read; "Input/output error": a driver whose query failed). Their
+  // values are unknown, shown as such with the path, never as "" or 0.
+  std::map<std::string, std::string> unreadable;
 
   const RdmaDevice* find_rdma(const std::string& name) const;
   const NetDev* find_netdev(const std::string& name) const;

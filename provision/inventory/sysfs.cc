@@ -2,6 +2,7 @@
 // their mlx4 port files, netdevs (when not on the live system), modules and configfs.
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <map>
 
 #include "provision/base/drivers.h"
@@ -18,6 +19,18 @@ std::optional<unsigned> read_uint(const DirHandle& dir, const char* name) {
   auto v = parse_uint(trim(*r));
   if (!v || *v > 0xffffffffu) return std::nullopt;
   return static_cast<unsigned>(*v);
+}
+
+// An attribute's text, "" when it is absent or unreadable; an unreadable one (it exists,
+// but reading it failed: EACCES for a file only root may read, EIO from a driver) goes
+// into Inventory::unreadable with its path and why.
+std::string attr(const DirHandle& dir, std::string_view name, Inventory& inv) {
+  auto r = dir.read(name);
+  if (r) return std::move(r).value();
+  const int e = r.error().errnum;
+  if (e != ENOENT && e != ENOTDIR)
+    inv.unreadable[dir.kernel_path() + "/" + std::string(name)] = std::strerror(e);
+  return "";
 }
 
 // "fe80:0000:0000:0000:f452:1403:007b:cba1" -> the low 64 bits as a GUID.
@@ -47,21 +60,20 @@ std::optional<MacAddress> mac_of_gid(std::string_view gid) {
   return m;
 }
 
-RdmaPort read_port(const DirHandle& dir, unsigned num, bool full) {
+RdmaPort read_port(const DirHandle& dir, unsigned num, bool full, Inventory& inv) {
   RdmaPort p;
   p.num = num;
-  p.state = parse_port_state(dir.read_or("state", ""));
-  p.link_layer = parse_link_layer(dir.read_or("link_layer", ""));
-  p.guid = guid_of_gid(dir.read_or("gids/0", ""));
+  p.state = parse_port_state(attr(dir, "state", inv));
+  p.link_layer = parse_link_layer(attr(dir, "link_layer", inv));
+  p.guid = guid_of_gid(attr(dir, "gids/0", inv));
   // The plan needs the physical state of a port that is not ACTIVE: a Disabled port is
   // waited for only when asked for by name (rd.rdma.wait=all skips it).
-  if (full || p.state != PortState::kActive) p.phys_state = dir.read_or("phys_state", "");
+  if (full || p.state != PortState::kActive) p.phys_state = attr(dir, "phys_state", inv);
   if (full) {
-    p.rate = dir.read_or("rate", "");
+    p.rate = attr(dir, "rate", inv);
     // Absent or unreadable is unknown, not LID 0 ("no LID": a port the SM has not seen).
     auto lid = [&](const char* name) -> std::optional<unsigned> {
-      auto r = dir.read(name);
-      auto v = r ? parse_hex(trim(*r)) : std::nullopt;
+      auto v = parse_hex(trim(attr(dir, name, inv)));
       if (!v || *v > 0xffff) return std::nullopt;
       return static_cast<unsigned>(*v);
     };
@@ -165,13 +177,13 @@ void discover_rdma(const Root& root, Inventory& inv, bool full) {
     const DirHandle dev = root.open_dir(dir);
     RdmaDevice d;
     d.name = name;
-    d.node_guid = PortGuid::parse(dev.read_or("node_guid", ""));
-    d.node_type = dev.read_or("node_type", "");  // iWARP or not: the plan needs it
+    d.node_guid = PortGuid::parse(attr(dev, "node_guid", inv));
+    d.node_type = attr(dev, "node_type", inv);  // iWARP or not: the plan needs it
     if (full) {
-      d.sys_image_guid = PortGuid::parse(dev.read_or("sys_image_guid", ""));
-      d.fw_ver = dev.read_or("fw_ver", "");
-      d.board_id = dev.read_or("board_id", "");
-      d.hca_type = dev.read_or("hca_type", "");
+      d.sys_image_guid = PortGuid::parse(attr(dev, "sys_image_guid", inv));
+      d.fw_ver = attr(dev, "fw_ver", inv);
+      d.board_id = attr(dev, "board_id", inv);
+      d.hca_type = attr(dev, "hca_type", inv);
     }
     d.driver = dev.link_basename("device/driver").value_or("");
     if (auto parent = dev.link_basename("device"); parent) {
@@ -189,7 +201,7 @@ void discover_rdma(const Root& root, Inventory& inv, bool full) {
       auto n = parse_uint(port);
       if (n) {
         d.ports.push_back(
-            read_port(root.open_dir(dir + "/ports/" + port), static_cast<unsigned>(*n), full));
+            read_port(root.open_dir(dir + "/ports/" + port), static_cast<unsigned>(*n), full, inv));
       }
     }
     std::sort(d.ports.begin(), d.ports.end(),
@@ -264,16 +276,18 @@ void discover_sysfs_netdevs(const Root& root, Inventory& inv, Detail detail) {
     n.name = name;
     n.ifindex = static_cast<int>(read_uint(dir, "ifindex").value_or(0));
     n.type = static_cast<int>(read_uint(dir, "type").value_or(0));
-    if (auto a = HwAddress::parse(dir.read_or("address", ""))) n.address = *a;
+    if (auto a = HwAddress::parse(attr(dir, "address", inv))) n.address = *a;
     if (n.type == kArphrdInfiniband) {
       // What tells a P_Key child from its parent without the legacy child's files.
       n.iflink = static_cast<int>(read_uint(dir, "iflink").value_or(0));
       if (auto b = HwAddress::parse(dir.read_or("broadcast", ""))) n.broadcast = *b;
     }
-    n.mtu = read_uint(dir, "mtu").value_or(0);
-    n.admin_up = (parse_hex(dir.read_or("flags", "0")).value_or(0) & 0x1) != 0;
+    if (auto m = parse_uint(trim(attr(dir, "mtu", inv))); m && *m <= 0xffffffffu)
+      n.mtu = static_cast<unsigned>(*m);
+    n.admin_up = (parse_hex(attr(dir, "flags", inv)).value_or(0) & 0x1) != 0;
+    // carrier_show answers EINVAL while the interface is down (net-sysfs.c): no carrier.
     n.carrier = dir.read_or("carrier", "0") == "1";  // the plan's link waits
-    if (detail == Detail::kFull) n.operstate = dir.read_or("operstate", "unknown");
+    if (detail == Detail::kFull) n.operstate = attr(dir, "operstate", inv);
     inv.netdevs.push_back(std::move(n));
   }
 }

@@ -147,7 +147,8 @@ void plan_ipoib(PlanBuilder& b) {
       }
     }
     if (s.mtu && (!n || n->mtu != s.mtu->value)) {
-      Action a{SetMtu{ifname, s.mtu->value}, n ? std::to_string(n->mtu) : "unknown", s.mtu->source};
+      Action a{SetMtu{ifname, s.mtu->value}, n && n->mtu ? std::to_string(*n->mtu) : "unknown",
+               s.mtu->source};
       if (!n) a.waiting_for = ifname;
       PlanBuilder::need(a, last);
       last = b.add(std::move(a));

@@ -10,6 +10,14 @@ std::string opt_guid(const std::optional<PortGuid>& g) { return g ? g->str() : "
 
 std::string or_dash(const std::string& s) { return s.empty() ? "-" : s; }
 
+// What discovery found at `path` ("-" when empty), or, where reading the file failed,
+// "unknown (<path>: <why>)": never a value it did not read (Inventory::unreadable).
+std::string shown(const Inventory& inv, const std::string& path, const std::string& value) {
+  if (auto it = inv.unreadable.find(path); it != inv.unreadable.end())
+    return "unknown (" + path + ": " + it->second + ")";
+  return or_dash(value);
+}
+
 // A RoCE port's rdma_cm defaults (drivers/infiniband/core/cma_configfs.c): readable only
 // where the device's configfs directory exists, which reading must not create.
 std::string roce_line(const std::string& dev, const RdmaPort& p) {
@@ -23,11 +31,13 @@ std::string roce_line(const std::string& dev, const RdmaPort& p) {
 // As mlx4_port<N> shows it ("auto (eth)"); "" when it was unreadable.
 std::string type_shown(const Mlx4PortFile& m) { return m.type ? m.type->str() : ""; }
 
-std::string port_state_word(const RdmaPort& p) {
+std::string port_state_word(const Inventory& inv, const std::string& dir, const RdmaPort& p) {
+  if (inv.unreadable.count(dir + "/state")) return shown(inv, dir + "/state", "");
   // phys_state "5: LinkUp" -> "LinkUp"
   auto colon = p.phys_state.find(':');
   std::string phys =
       colon == std::string::npos ? p.phys_state : std::string(trim(p.phys_state.substr(colon + 1)));
+  if (inv.unreadable.count(dir + "/phys_state")) phys = shown(inv, dir + "/phys_state", "");
   return std::string(to_string(p.state)) + (phys.empty() ? "" : "/" + phys);
 }
 
@@ -43,19 +53,23 @@ std::string status_text(const Inventory& inv) {
       o += "  " + d.name + "  driver " + or_dash(d.driver);
       if (d.pci) o += "  pci " + d.pci->str();
       if (!d.parent_netdev.empty()) o += "  on " + d.parent_netdev;
-      o += "  fw " + or_dash(d.fw_ver) + "  board " + or_dash(d.board_id) + "  node_guid " +
-           opt_guid(d.node_guid) + "\n";
+      const std::string dev = "/sys/class/infiniband/" + d.name;
+      o += "  fw " + shown(inv, dev + "/fw_ver", d.fw_ver) + "  board " +
+           shown(inv, dev + "/board_id", d.board_id) + "  node_guid " +
+           shown(inv, dev + "/node_guid", opt_guid(d.node_guid)) + "\n";
       for (const auto& p : d.ports) {
-        o += "    port " + std::to_string(p.num) + "  " + port_state_word(p) + "  " +
-             std::string(to_string(p.link_layer)) + "  " + or_dash(p.rate) + "  guid " +
-             opt_guid(p.guid);
+        const std::string dir = dev + "/ports/" + std::to_string(p.num);
+        o += "    port " + std::to_string(p.num) + "  " + port_state_word(inv, dir, p) + "  " +
+             std::string(to_string(p.link_layer)) + "  " + shown(inv, dir + "/rate", p.rate) +
+             "  guid " + shown(inv, dir + "/gids/0", opt_guid(p.guid));
         if (p.link_layer == LinkLayer::kInfiniBand) {
           // Unreadable or absent is said so with its path, never shown as 0.
           auto lid = [&](const char* name, const std::optional<unsigned>& v) {
+            const std::string path = dir + "/" + name;
             return std::string("  ") + name + " " +
-                   (v ? "0x" + hex(*v, 0)
-                      : "unknown (/sys/class/infiniband/" + d.name + "/ports/" +
-                            std::to_string(p.num) + "/" + name + " unreadable)");
+                   (v                            ? "0x" + hex(*v, 0)
+                    : inv.unreadable.count(path) ? shown(inv, path, "")
+                                                 : "unknown (" + path + " absent)");
           };
           o += lid("lid", p.lid) + lid("sm_lid", p.sm_lid);
         }
@@ -84,8 +98,11 @@ std::string status_text(const Inventory& inv) {
   }
   o += "network links (" + inv.netdev_source + ", " + std::to_string(inv.netdevs.size()) + "):\n";
   for (const auto& n : inv.netdevs) {
-    o += "  " + n.name + "  " + arphrd_name(n.type) + "  " + or_dash(n.address.str()) + "  mtu " +
-         std::to_string(n.mtu) + "  " + (n.admin_up ? "up" : "down") + "/" + or_dash(n.operstate);
+    const std::string dir = "/sys/class/net/" + n.name;
+    o += "  " + n.name + "  " + arphrd_name(n.type) + "  " +
+         shown(inv, dir + "/address", n.address.str()) + "  mtu " +
+         shown(inv, dir + "/mtu", n.mtu ? std::to_string(*n.mtu) : "") + "  " +
+         (n.admin_up ? "up" : "down") + "/" + shown(inv, dir + "/operstate", n.operstate);
     if (n.carrier) o += "  carrier";
     if (!n.driver.empty()) o += "  driver " + n.driver;
     if (n.ipoib_mode) o += "  mode " + std::string(to_string(*n.ipoib_mode));
@@ -160,7 +177,10 @@ std::string status_json(const Inventory& inv) {
   for (const auto& n : inv.netdevs) {
     w.begin_object().field("name", n.name).field("ifindex", n.ifindex);
     w.field("type", n.type).field("type_name", arphrd_name(n.type));
-    w.field("address", n.address.str()).field("mtu", n.mtu).field("operstate", n.operstate);
+    w.field("address", n.address.str());
+    w.key("mtu");
+    n.mtu ? w.value(*n.mtu) : w.null();
+    w.field("operstate", n.operstate);
     w.field("admin_up", n.admin_up).field("carrier", n.carrier).field("driver", n.driver);
     w.field("rdma_device", n.rdma_device).field("rdma_port", n.rdma_port);
     if (n.type == kArphrdInfiniband) {
@@ -185,6 +205,10 @@ std::string status_json(const Inventory& inv) {
   w.key("notes").begin_array();
   for (const auto& n : inv.notes) w.value(n);
   w.end_array();
+  // Files that exist but could not be read: their values above are unknown ("" or null).
+  w.key("unreadable").begin_object();
+  for (const auto& [path, why] : inv.unreadable) w.field(path, why);
+  w.end_object();
   w.end_object();
   return w.str();
 }

@@ -1,6 +1,8 @@
 // The built binary, run as an administrator would: status on fixtures and on this machine.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 
 #include "tests/support/fixture.h"
