@@ -36,7 +36,20 @@ std::string roce_port_netdev(FileOps& files, const std::string& device, unsigned
   auto ll = files.read(port_dir + "/link_layer");
   if (!ll || parse_link_layer(*ll) != LinkLayer::kEthernet) return "";
   if (auto n = files.read(port_dir + "/gid_attrs/ndevs/0"); n && !n->empty()) return *n;
-  return files.read("/sys/class/infiniband/" + device + "/parent").value_or("");
+  if (auto p = files.read("/sys/class/infiniband/" + device + "/parent"); p && !p->empty())
+    return *p;  // rxe
+  // iWARP (siw on 6.1 answers EINVAL for ndevs/0): the interface with GID 0's MAC.
+  auto mac = MacAddress::of_iwarp_gid(files.read(port_dir + "/gids/0").value_or(""));
+  if (!mac) return "";
+  // On the device's PCI function when it has one: a bond or VLAN above carries the MAC too.
+  const Root& root = files.root();
+  const auto fn = root.link_basename("/sys/class/infiniband/" + device + "/device");
+  for (const auto& n : root.list("/sys/class/net")) {
+    auto a = HwAddress::parse(files.read("/sys/class/net/" + n + "/address").value_or(""));
+    if (!a || !(a->mac() == mac)) continue;
+    if (!fn || root.link_basename("/sys/class/net/" + n + "/device").value_or("") == *fn) return n;
+  }
+  return "";
 }
 
 std::string why_not_active(ApplyContext& ctx, const WaitPort& a, std::optional<PortState> state,
@@ -63,6 +76,20 @@ std::string why_not_active(ApplyContext& ctx, const WaitPort& a, std::optional<P
     case PortState::kDown:
       if (auto why = roce_link_down(ctx.files, a.device, a.port); !why.empty()) {
         return is + ": " + why;
+      }
+      if (auto netdev = roce_port_netdev(ctx.files, a.device, a.port);
+          !netdev.empty() &&
+          ctx.files.read("/sys/class/net/" + netdev + "/carrier").value_or("") == "1") {
+        // Soft-iWARP before 6.12 caches its state: set at siw_newlink from the carrier,
+        // changed at NETDEV_UP/DOWN only (siw_main.c siw_netdev_event ignores
+        // NETDEV_CHANGE), so a carrier that came later is never seen.
+        const bool siw =
+            ctx.files.read("/sys/class/infiniband/" + a.device + "/node_desc").value_or("") ==
+            "Software iWARP stack";
+        return is + " although " + netdev + " under it is up with carrier" +
+               (siw ? ": Soft-iWARP before Linux 6.12 sees a carrier that came after its "
+                      "link was made only when the interface is set up again"
+                    : "");
       }
       return is + ": no link (cable, switch port, or the peer is down)";
     case PortState::kInit: {

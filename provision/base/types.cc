@@ -116,6 +116,22 @@ std::optional<uint16_t> HwAddress::ipoib_broadcast_pkey() const {
   return static_cast<uint16_t>(bytes[8] << 8 | bytes[9]);
 }
 
+std::optional<MacAddress> MacAddress::of_iwarp_gid(std::string_view gid) {
+  auto groups = split(trim(gid), ':');
+  if (groups.size() != 8) return std::nullopt;
+  for (size_t i = 3; i < 8; ++i)
+    if (groups[i] != "0000") return std::nullopt;
+  std::string mac;
+  for (size_t i = 0; i < 3; ++i) {
+    if (groups[i].size() != 4) return std::nullopt;
+    mac += (i ? ":" : "") + std::string(groups[i].substr(0, 2)) + ":" +
+           std::string(groups[i].substr(2, 2));
+  }
+  auto m = MacAddress::parse(mac);
+  if (!m || *m == MacAddress{}) return std::nullopt;
+  return m;
+}
+
 std::optional<MacAddress> HwAddress::mac() const {
   if (len != 6) return std::nullopt;
   MacAddress m;

@@ -26,6 +26,12 @@ struct PortGuid {
 struct MacAddress {
   std::array<uint8_t, 6> bytes{};
   static std::optional<MacAddress> parse(std::string_view s);
+  // An iWARP port's GID as sysfs shows it ("3cfd:fea1:0000:0000:0000:0000:0000:0000"):
+  // the netdev's MAC, then zeros (siw_verbs.c siw_query_gid; iw_cxgb4 and irdma alike).
+  // nullopt for any other GID. How a port finds its interface where gid_attrs/ndevs has
+  // none (iWARP GIDs carry their netdev only since Linux 6.10, cache.c
+  // config_non_roce_gid_cache).
+  static std::optional<MacAddress> of_iwarp_gid(std::string_view gid);
   std::string str() const;
   bool operator==(const MacAddress& o) const { return bytes == o.bytes; }
   bool operator<(const MacAddress& o) const { return bytes < o.bytes; }

@@ -42,24 +42,6 @@ std::optional<PortGuid> guid_of_gid(std::string_view gid) {
   return PortGuid::parse(low);
 }
 
-// "3cfd:fea1:0000:0000:0000:0000:0000:0000" -> 3c:fd:fe:a1:00:00, when the GID is a MAC
-// followed by zeros (an iWARP GID).
-std::optional<MacAddress> mac_of_gid(std::string_view gid) {
-  auto groups = split(trim(gid), ':');
-  if (groups.size() != 8) return std::nullopt;
-  for (size_t i = 3; i < 8; ++i)
-    if (groups[i] != "0000") return std::nullopt;
-  std::string mac;
-  for (size_t i = 0; i < 3; ++i) {
-    if (groups[i].size() != 4) return std::nullopt;
-    mac += (i ? ":" : "") + std::string(groups[i].substr(0, 2)) + ":" +
-           std::string(groups[i].substr(2, 2));
-  }
-  auto m = MacAddress::parse(mac);
-  if (!m || *m == MacAddress{}) return std::nullopt;
-  return m;
-}
-
 RdmaPort read_port(const DirHandle& dir, unsigned num, bool full, Inventory& inv) {
   RdmaPort p;
   p.num = num;
@@ -86,7 +68,7 @@ RdmaPort read_port(const DirHandle& dir, unsigned num, bool full, Inventory& inv
   // Soft-RoCE). The table has hundreds of entries: read from the start, only as far as
   // needed.
   p.netdev = dir.read_or("gid_attrs/ndevs/0", "");
-  if (p.netdev.empty()) p.gid_mac = mac_of_gid(dir.read_or("gids/0", ""));
+  if (p.netdev.empty()) p.gid_mac = MacAddress::of_iwarp_gid(dir.read_or("gids/0", ""));
   constexpr int kDefaultGidsAtMost = 8;
   for (int i = 0; i < kDefaultGidsAtMost && !(p.roce_v1 && p.roce_v2); ++i) {
     auto t = dir.read("gid_attrs/types/" + std::to_string(i));

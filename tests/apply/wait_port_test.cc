@@ -152,5 +152,45 @@ TEST(WaitPort, RoceActiveOnAnInterfaceThatIsDownIsDecidedByThePortState) {
   EXPECT_EQ(o.kind, OutcomeKind::kAlready) << o.error.str();
 }
 
+// Soft-iWARP's port on 6.1 keeps the state siw_netdev_event gave it at NETDEV_UP (carrier
+// ignored), on 6.12 siw_query_port computes it from the netdev on every query: the same
+// interface, up without carrier, reads ACTIVE on one kernel and DOWN on the other. The
+// wait ends alike on both: bounded, naming the interface and "no carrier"; and done once
+// the carrier comes.
+TEST(WaitPort, SoftIwarpWithoutCarrierWaitsAlikeOnBothKernels) {
+  using Model = testing::FakeKernel::RoceModel;
+  for (Model m : {Model::kSiw61, Model::kSiw612}) {
+    const bool k61 = m == Model::kSiw61;
+    TestRun r("siw", 150ms);
+    std::ofstream(r.dir + "/sys/class/net/ens785f0/flags") << "0x1002\n";  // down
+    std::remove((r.dir + "/sys/class/net/ens785f0/carrier").c_str());      // EINVAL when down
+    r.kernel.roce_port_follows("siw0", 1, "ens785f0", m);
+    r.kernel.set_link_up_after("ens785f0", "0", 1);  // up, no carrier
+    Outcome o = execute(r.ctx, wait_port_action("siw0", 1));
+    EXPECT_EQ(o.kind, OutcomeKind::kTimedOut);
+    EXPECT_EQ(r.raw("/sys/class/infiniband/siw0/ports/1/state"), k61 ? "4: ACTIVE\n" : "1: DOWN\n");
+    EXPECT_NE(o.error.str().find("ens785f0 under it"), std::string::npos) << o.error.str();
+    EXPECT_NE(o.error.str().find("no carrier"), std::string::npos) << o.error.str();
+
+    TestRun r2("siw", 200ms);
+    std::ofstream(r2.dir + "/sys/class/net/ens785f0/carrier") << "0\n";
+    r2.kernel.roce_port_follows("siw0", 1, "ens785f0", m);
+    r2.kernel.set_carrier_after("ens785f0", "1", 4);
+    Outcome o2 = execute(r2.ctx, wait_port_action("siw0", 1));
+    if (!k61) {
+      EXPECT_EQ(o2.kind, OutcomeKind::kDone) << o2.error.str();
+      EXPECT_EQ(r2.raw("/sys/class/infiniband/siw0/ports/1/state"), "4: ACTIVE\n");
+      continue;
+    }
+    // 6.1: the link was made while the interface had no carrier, and the carrier's coming
+    // is a NETDEV_CHANGE siw ignores: the port stays DOWN, and the wait says why.
+    EXPECT_EQ(o2.kind, OutcomeKind::kTimedOut);
+    EXPECT_EQ(o2.error.str(),
+              "port 1 of siw0 is DOWN although ens785f0 under it is up with carrier: "
+              "Soft-iWARP before Linux 6.12 sees a carrier that came after its link was made "
+              "only when the interface is set up again");
+  }
+}
+
 }  // namespace
 }  // namespace rp

@@ -97,14 +97,14 @@ void FakeKernel::follow_netdevs() {
     const auto flags = real_.read(net + "flags");
     const bool up = flags && (std::stoul(*flags, nullptr, 16) & 0x1) != 0;
     const bool carrier = up && real_.read(net + "carrier").value_or("") == "1";
-    if (f.model == RoceModel::kHardware) {
+    if (f.model == RoceModel::kHardware || f.model == RoceModel::kSiw612) {
       f.active = up && carrier;
     } else if (up && !f.was_up) {
-      f.active = true;  // NETDEV_UP: rxe_port_up, no look at the carrier
+      f.active = true;  // NETDEV_UP: rxe_port_up / siw_netdev_event, no look at the carrier
     } else if (!up) {
-      f.active = false;  // NETDEV_DOWN: rxe_port_down
-    } else if (carrier != f.had_carrier) {
-      f.active = carrier;  // NETDEV_CHANGE: rxe_set_port_state
+      f.active = false;  // NETDEV_DOWN: rxe_port_down / siw_netdev_event
+    } else if (carrier != f.had_carrier && f.model == RoceModel::kRxe) {
+      f.active = carrier;  // NETDEV_CHANGE: rxe_set_port_state (siw 6.1 ignores it)
     }
     f.was_up = up;
     f.had_carrier = carrier;

@@ -85,11 +85,21 @@ class FakeKernel : public FileOps {
     // eth_link_query_port, state_to_phys_state): "4: ACTIVE" / "5: LinkUp" only while the
     // netdev is running with carrier, else "1: DOWN" / "3: Disabled" (hns, ocrdma alike).
     kHardware,
-    // Soft-RoCE before 6.14 (sw/rxe/rxe_net.c rxe_notify): ACTIVE on NETDEV_UP whatever
-    // the carrier, DOWN on NETDEV_DOWN, and on NETDEV_CHANGE ACTIVE iff carrier
-    // (rxe_set_port_state); rxe_query_port: LinkUp when ACTIVE, Polling while the netdev
-    // is up, else Disabled.
+    // Soft-RoCE, the same in 6.1 and 6.12 (sw/rxe/rxe_net.c rxe_notify): ACTIVE on
+    // NETDEV_UP whatever the carrier, DOWN on NETDEV_DOWN, and on NETDEV_CHANGE ACTIVE iff
+    // carrier (rxe_set_port_state); rxe_query_port returns the cached state: LinkUp when
+    // ACTIVE, Polling while the netdev is up, else Disabled. (Measured on both kernels in
+    // QEMU, veth peers set down and up.)
     kRxe,
+    // Soft-iWARP on 6.1 (sw/siw/siw_main.c siw_netdev_event, siw_verbs.c siw_query_port):
+    // a state cached at siw_newlink (ACTIVE iff running with carrier), then ACTIVE on
+    // NETDEV_UP whatever the carrier and DOWN on NETDEV_DOWN; NETDEV_CHANGE is ignored, so
+    // losing the carrier leaves it ACTIVE. LinkUp when ACTIVE, else Disabled.
+    kSiw61,
+    // Soft-iWARP on 6.12: no cached state; siw_query_port computes it on every query from
+    // the netdev (ib_device_get_netdev): ACTIVE/LinkUp iff running with carrier, else
+    // DOWN/Disabled, as hardware does.
+    kSiw612,
   };
   // From now on the port's state and phys_state follow `ifname` as `model` says, checked
   // on every call.
