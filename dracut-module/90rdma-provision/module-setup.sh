@@ -56,6 +56,9 @@ _rp_image_needs() {
         _args+=(--generic)
     fi
     _rp_want_rdma_core || _args+=(--no-rdma-core)
+    # NetworkManager configures the image's network: its initrd generator's reading of ip=,
+    # bootdev= and ib.pkey= is checked against the IPoIB interfaces the inputs name.
+    dracut_module_included network-manager && _args+=(--network-manager)
     _rp_needs=$("$_bin" "${_args[@]}" 2> "$_err") || _rc=$?
     if ((_rc != 0)); then
         while IFS= read -r _l; do

@@ -19,7 +19,7 @@ const std::vector<Command>& command_table() {
        cmd_status,
        "RDMA devices, ports, mlx4 port types and network links, as they are now"},
       {"check",
-       {"--root", "inputs", "--drivers"},
+       {"--root", "inputs", "--drivers", "--network-manager"},
        cmd_check,
        "validate every input, against this machine or, with --drivers, against a target "
        "known by its RDMA drivers; exit 2 when something is invalid"},
@@ -61,7 +61,7 @@ const std::vector<Command>& command_table() {
        "for udev's IMPORT{program}: RDMA_PROVISION_NAME=<name> for the interface with that "
        "address, from the names and the per-node table"},
       {"image-needs",
-       {"--root", "inputs", "--generic", "--drivers", "--no-rdma-core"},
+       {"--root", "inputs", "--generic", "--drivers", "--no-rdma-core", "--network-manager"},
        cmd_image_needs,
        "what an initramfs must carry for these inputs: kernel modules and input files, one "
        "per line"},

@@ -171,6 +171,14 @@ const std::vector<OptionSpec>& option_table() {
          o.boot = true;
          return std::string();
        }},
+      {"--network-manager", "", "",
+       "the image configures its network with NetworkManager (dracut's network-manager "
+       "module): check ip=, bootdev= and ib.pkey= as its nm-initrd-generator reads them",
+       false,
+       [](std::string_view, Options& o) {
+         o.inputs.network_manager = true;
+         return std::string();
+       }},
       {"--no-rdma-core", "", "",
        "as if rdma-core's files (/etc/rdma, modprobe.d, 70-persistent-ipoib.rules) were "
        "absent",

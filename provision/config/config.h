@@ -91,6 +91,7 @@ struct PkeyChild {
   // NetworkManager that child is NM's (inputs/load.cc leave_ib_pkey_to_networkmanager).
   std::optional<Source> nm_source;
   std::string nm_name;
+  bool nm_after_ip = false;  // an ip= for nm_name came before the ib.pkey=
 
   // Policy: children are full members. Kernels differ on whether they OR in 0x8000 on
   // create (ipoib_vlan_add); we always do, so ib0.000a here is never ib0.800a elsewhere.
@@ -227,6 +228,14 @@ struct Config {
   // NFS or DHCP root).
   std::vector<Sourced<std::string>> boot_ifaces;
   std::optional<Source> boot_network;  // the source of that parameter
+  // NetworkManager configures the boot's network: nm-initrd-generator is in this
+  // initramfs (its path), or the image is built with dracut's network-manager module
+  // (--network-manager). Its reading of ip=, bootdev= and ib.pkey= is checked then
+  // (inputs/networkmanager.h).
+  std::optional<Source> network_manager;
+  // ib.pkey= partitions left to NetworkManager in such an image (inputs/load.cc): the plan
+  // checks their parents against its renames.
+  std::vector<PkeyChild> nm_pkeys;
 
   Sourced<VerifySetting> verify{};
   // The NFS server of root=/netroot= (dracut's nfs forms: nfs[4]:SERVER:/path[:options]):

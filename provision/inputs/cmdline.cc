@@ -264,6 +264,7 @@ void read_nm_pkey(const Arg& a) {
     }
     it->second.nm_source = a.where;
     it->second.nm_name = *child;
+    for (const auto& [name, src] : a.cfg.boot_ifaces) it->second.nm_after_ip |= name == *child;
   }
 }
 

@@ -10,6 +10,7 @@
 #include "provision/inputs/cmdline.h"
 #include "provision/inputs/dhcp_root.h"
 #include "provision/inputs/native_conf.h"
+#include "provision/inputs/networkmanager.h"
 #include "provision/inputs/rdma_core_files.h"
 
 namespace rp {
@@ -102,8 +103,8 @@ void check_nm_generator(const Root& root, Inputs& in) {
                "NFS cannot be mounted");
 }
 
-void leave_ib_pkey_to_networkmanager(const Root& root, Inputs& in) {
-  if (!has_nm_generator(root)) return;
+void leave_ib_pkey_to_networkmanager(Inputs& in) {
+  if (!in.config.network_manager) return;
   auto& pkeys = in.config.pkeys;
   for (auto it = pkeys.begin(); it != pkeys.end();) {
     const PkeyChild& c = it->second;
@@ -129,6 +130,7 @@ void leave_ib_pkey_to_networkmanager(const Root& root, Inputs& in) {
                                   " asks NetworkManager (in this image) for it as " +
                                   quote(c.nm_name) + ": give it one name, or drop one of them");
     }
+    in.config.nm_pkeys.push_back(c);
     it = pkeys.erase(it);
   }
 }
@@ -246,7 +248,14 @@ Inputs load_inputs(const Root& root, const InputOptions& opt) {
     else
       parse_cmdline(*text, in.config, in.diag);
   }
-  leave_ib_pkey_to_networkmanager(root, in);
+  if (opt.network_manager) {
+    in.config.network_manager = Source::at(Source::Origin::kOption, "--network-manager");
+  } else if (root.exists("/etc/initrd-release")) {
+    for (const char* g : kNmGenerators)
+      if (root.exists(g)) in.config.network_manager = Source::at(Source::Origin::kOther, g);
+  }
+  check_networkmanager(in.config, in.diag);
+  leave_ib_pkey_to_networkmanager(in);
   check_nm_generator(root, in);
   check_node_table_names(in.config, in.diag);
   check_node_rows(in.config, in.diag);

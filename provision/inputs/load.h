@@ -17,6 +17,9 @@ struct InputOptions {
   // Command line: text given directly, a file (host path), or /proc/cmdline under the root.
   std::optional<std::string> cmdline_text;
   std::optional<std::string> cmdline_file;
+  // The image is built with dracut's network-manager module (image build: the build host
+  // is not the initramfs, whose nm-initrd-generator tells at boot).
+  bool network_manager = false;
 };
 
 struct Inputs {

@@ -152,11 +152,53 @@ void plan_renames(PlanBuilder& b) {
   }
 }
 
+// NetworkManager in the initramfs, against this machine's interfaces and this plan's
+// renames (the configuration alone: inputs/networkmanager.cc).
+static void check_networkmanager_names(PlanBuilder& b) {
+  const std::string nm =
+      "NetworkManager configures this boot's network (" + b.cfg.network_manager->str() + ")";
+  // An IPoIB interface that is here under a name without the "ib" prefix (one udev gave
+  // it, 70-persistent-ipoib.rules' "mlx4_ib0"): nm-initrd-generator makes an Ethernet
+  // connection for that name (nmi-cmdline-reader.c reader_get_connection), which never
+  // activates on it. Names this configuration gives were checked with the inputs.
+  for (const auto& [name, src] : b.cfg.boot_ifaces) {
+    const Iface* f = b.iface(name);
+    if (!f || !f->netdev || f->netdev->type != kArphrdInfiniband || starts_with(name, "ib") ||
+        b.cfg.names.count(name))
+      continue;
+    b.diag().error(src,
+                   name + " is an IPoIB interface here, but " + nm +
+                       ", and nm-initrd-generator makes an Ethernet connection for a name "
+                       "without the \"ib\" prefix (nmi-cmdline-reader.c "
+                       "reader_get_connection), which never activates on InfiniBand: name "
+                       "it so that it starts with \"ib\" (rd.rdma.name=ib-" +
+                       name + ":" +
+                       (f->netdev->address.ipoib_guid() ? f->netdev->address.ipoib_guid()->str()
+                                                        : std::string("<port GUID>")) +
+                       ")");
+  }
+  // ib.pkey=: NetworkManager finds the parent by its name when it creates the partition
+  // (nm-manager.c find_parent_device_for_connection) and waits for it otherwise; a parent
+  // this plan renames away never comes.
+  for (const auto& c : b.cfg.nm_pkeys) {
+    const std::string final = b.final_name(c.parent);
+    if (final == c.parent) continue;
+    b.diag().error(*c.nm_source,
+                   "NetworkManager makes this partition on an interface named " + c.parent +
+                       " (nm-manager.c find_parent_device_for_connection), and " +
+                       b.cfg.names.at(final).source + " renames " + c.parent + " to " + final +
+                       " before NetworkManager starts: write "
+                       "ib.pkey=" +
+                       final + "." + hex(c.pkey, 4));
+  }
+}
+
 // dracut's ip= and bootdev= name the interface the boot's network is set up on
 // (modules.d/40network/net-lib.sh ip_to_var; ifup waits for that name): one this plan
 // renames away, or a typo of a name there is, leaves dracut waiting for an interface that
 // never comes, far from the cause. Said as warnings, as ifname= clashes are errors.
 void check_boot_ifaces(PlanBuilder& b) {
+  if (b.cfg.network_manager) check_networkmanager_names(b);
   std::vector<std::string_view> known;
   for (const auto& [name, key] : b.cfg.names) known.push_back(name);
   for (const auto& n : b.inv.netdevs)

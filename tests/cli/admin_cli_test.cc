@@ -416,5 +416,45 @@ TEST(WhatConfuses, AReasonNamesItsSourceOnceAndAWaitSaysWhatItWaitsFor) {
   EXPECT_TRUE(has(r.out, "wait-port    mlx4_0/2: ACTIVE before action 1 -> ACTIVE")) << r.out;
 }
 
+// NetworkManager in the initramfs, against this machine (inputs/networkmanager.cc has the
+// configuration-only rules and their table): an ib.pkey= parent this plan renames away,
+// and an IPoIB interface that is here under a name NetworkManager takes for Ethernet.
+TEST(NetworkManagerImage, APkeyParentRenamedAwayAndAnIpoibNameWithoutIb) {
+  const std::string root = testing::unpack_fixture("cx3-vpi");
+  const Ran renamed = tool(root,
+                           "check --network-manager --cmdline-string "
+                           "'rd.rdma.name=ib-fab0:f452:1403:007b:cba1 ib.pkey=ib0.8004'");
+  EXPECT_EQ(renamed.status, 2) << renamed.out;
+  EXPECT_TRUE(has(renamed.out,
+                  "error: cmdline: ib.pkey=ib0.8004: NetworkManager makes this partition on an "
+                  "interface named ib0 (nm-manager.c find_parent_device_for_connection), and "
+                  "cmdline: rd.rdma.name=ib-fab0:f452:1403:007b:cba1 renames ib0 to ib-fab0 "
+                  "before NetworkManager starts: write ib.pkey=ib-fab0.8004"))
+      << renamed.out;
+  // The same without NetworkManager: our own child, made on the renamed parent.
+  EXPECT_EQ(tool(root,
+                 "check --cmdline-string 'rd.rdma.name=ib-fab0:f452:1403:007b:cba1 "
+                 "ib.pkey=ib0.8004'")
+                .status,
+            0);
+  // ib0 as 70-persistent-ipoib.rules' template names it: mlx4_ib0.
+  const std::string net = "/sys/devices/pci0000:81/0000:80:03.0/0000:81:00.0/net";
+  testing::run("cd " + root + " && mv ." + net + "/ib0 ." + net +
+               "/mlx4_ib0 && rm sys/class/net/ib0 " +
+               "&& ln -s ../../devices/pci0000:81/0000:80:03.0/0000:81:00.0/net/mlx4_ib0 "
+               "sys/class/net/mlx4_ib0");
+  const Ran ipoib = tool(root, "check --network-manager --cmdline-string 'ip=mlx4_ib0:dhcp'");
+  EXPECT_EQ(ipoib.status, 2) << ipoib.out;
+  EXPECT_TRUE(has(ipoib.out,
+                  "error: cmdline: ip=mlx4_ib0:dhcp: mlx4_ib0 is an IPoIB interface here, but "
+                  "NetworkManager configures this boot's network (--network-manager), and "
+                  "nm-initrd-generator makes an Ethernet connection for a name without the "
+                  "\"ib\" prefix (nmi-cmdline-reader.c reader_get_connection), which never "
+                  "activates on InfiniBand: name it so that it starts with \"ib\" "
+                  "(rd.rdma.name=ib-mlx4_ib0:f452:1403:007b:cba1)"))
+      << ipoib.out;
+  EXPECT_EQ(tool(root, "check --cmdline-string 'ip=mlx4_ib0:dhcp'").status, 0);
+}
+
 }  // namespace
 }  // namespace rp

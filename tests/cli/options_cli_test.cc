@@ -33,7 +33,7 @@ void expect_usage_error(const std::string& args, const std::string& stderr_text)
 
 constexpr const char kStatusUsage[] = "usage: rdma-provision status [--root DIR] [--json]\n";
 constexpr const char kCheckUsage[] =
-    "usage: rdma-provision check [--root DIR] [inputs] [--drivers 'MOD ...']\n";
+    "usage: rdma-provision check [--root DIR] [inputs] [--drivers 'MOD ...'] [--network-manager]\n";
 
 TEST(OptionsCli, AnOptionOfAnotherCommandIsRefusedNamingOptionAndCommand) {
   expect_usage_error("status --config /etc/x.conf",
@@ -42,7 +42,7 @@ TEST(OptionsCli, AnOptionOfAnotherCommandIsRefusedNamingOptionAndCommand) {
                          kStatusUsage);
   expect_usage_error("check --json", std::string("rdma-provision: check: --json is not an option "
                                                  "of check (it takes --root, --config, "
-                                                 "--cmdline, --cmdline-string, --drivers)\n") +
+                                                 "--cmdline, --cmdline-string, --drivers, --network-manager)\n") +
                                          kCheckUsage);
   expect_usage_error("plan --generic",
                      "rdma-provision: plan: --generic is not an option of plan (it takes --root, "

@@ -3,6 +3,8 @@
 // src/nm-initrd-generator/tests/test-cmdline-reader.c and nmi-cmdline-reader.c (at
 // 355bc90299). `owner` is what nm-initrd-generator does, `want` what rdma-provision reads.
 // A row with `documented` is a difference on purpose: the man page must say so.
+#include "provision/inputs/networkmanager.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
@@ -71,6 +73,102 @@ TEST(NetworkManagerConformance, CmdlineReader) {
   for (const auto& r : kRows) {
     check_row("NM", r.source, r.input, r.owner, summary(r.input), r.want, r.documented);
   }
+}
+
+// NetworkManager in the initramfs with IPoIB: what its generator and its InfiniBand device
+// make of our names, modes and P_Key children (inputs/networkmanager.cc). `owner` is what
+// NetworkManager does; a boot it cannot bring up is an error here (the image build fails).
+std::string with_nm(const std::string& text) {
+  Config c;
+  Diagnostics d;
+  parse_cmdline(text, c, d);
+  c.network_manager = Source::at(Source::Origin::kOption, "--network-manager");
+  check_networkmanager(c, d);
+  Summary sum;
+  const std::string out = sum.end(d);
+  return out.empty() ? "fine" : out;
+}
+
+const Row kInitramfsRows[] = {
+    {"nmi-cmdline-reader.c: reader_get_connection (an 'ib' prefix, else Ethernet); "
+     "nm-device-infiniband.c: connection_type_check_compatible",
+     "rd.rdma.name=fabric0:f452:1403:007b:cba1 ip=fabric0:dhcp",
+     "an Ethernet connection for fabric0, which never activates on the IPoIB interface",
+     "error: cmdline: ip=fabric0:dhcp: fabric0 is an IPoIB interface (cmdline: "
+     "rd.rdma.name=fabric0:f452:1403:007b:cba1), but NetworkManager configures this boot's "
+     "network (--network-manager), and nm-initrd-generator makes an Ethernet connection for a "
+     "name without the \"ib\" prefix (nmi-cmdline-reader.c reader_get_connection), which never "
+     "activates on InfiniBand: give it a name that starts with \"ib\" (ib-fab0, ibfab0)"},
+    {"tests/test-cmdline-reader.c: test_infiniband_iface (the 'ib' prefix)",
+     "rd.rdma.name=ib-fab0:f452:1403:007b:cba1 ip=ib-fab0:dhcp",
+     "an InfiniBand connection for ib-fab0, datagram", "fine"},
+    {"nmi-cmdline-reader.c: reader_get_connection (a node-table row's name alike)",
+     "rd.rdma.ipoib=storage0:datagram bootdev=storage0",
+     "an Ethernet connection for storage0 (bootdev= creates it)",
+     "error: cmdline: bootdev=storage0: storage0 is an IPoIB interface (cmdline: "
+     "rd.rdma.ipoib=storage0:datagram), but NetworkManager configures this boot's network "
+     "(--network-manager), and nm-initrd-generator makes an Ethernet connection for a name "
+     "without the \"ib\" prefix (nmi-cmdline-reader.c reader_get_connection), which never "
+     "activates on InfiniBand: give it a name that starts with \"ib\" (ib-fab0, ibfab0)"},
+    {"nmi-cmdline-reader.c: reader_create_connection (transport-mode=datagram); "
+     "nm-device-infiniband.c: act_stage1_prepare (writes mode, no compare)",
+     "rd.rdma.ipoib=ib0:connected:65520 ip=ib0:dhcp",
+     "datagram written to /sys/class/net/ib0/mode at activation: connected mode undone",
+     "error: cmdline: rd.rdma.ipoib=ib0:connected:65520: connected mode on ib0, but "
+     "NetworkManager configures this boot's network (--network-manager): nm-initrd-generator "
+     "gives its connection transport-mode=datagram (nmi-cmdline-reader.c "
+     "reader_create_connection), which NetworkManager writes to /sys/class/net/ib0/mode when it "
+     "activates it (nm-device-infiniband.c act_stage1_prepare): use datagram mode, or leave ib0 "
+     "out of ip="},
+    {"nm-device-infiniband.c: act_stage1_prepare (datagram is what it writes)",
+     "rd.rdma.ipoib=ib0:datagram:2044 ip=ib0:dhcp", "datagram, as configured", "fine"},
+    {"nm-device-infiniband.c: act_stage1_prepare (mode of an ib.pkey= child too)",
+     "ib.pkey=ib0.8004 rd.rdma.ipoib=ib0.8004:connected",
+     "NetworkManager's child, written datagram at activation",
+     "error: cmdline: rd.rdma.ipoib=ib0.8004:connected: connected mode on ib0.8004, "
+     "but NetworkManager configures this boot's network (--network-manager): "
+     "nm-initrd-generator gives its connection transport-mode=datagram (nmi-cmdline-reader.c "
+     "reader_create_connection), which NetworkManager writes to /sys/class/net/ib0.8004/mode "
+     "when it activates it (nm-device-infiniband.c act_stage1_prepare): use datagram mode, or "
+     "leave ib0.8004 out of ip="},
+    {"nm-device-infiniband.c: act_stage1_prepare (no mode file: activation fails); kernel "
+     "ipoib_vlan.c __ipoib_vlan_add (rtnetlink children have no mode file)",
+     "rd.rdma.pkey=ib0:0x12 ip=ib0.8012:dhcp",
+     "activation of ib0.8012 fails: writing its mode file fails (ENOENT)",
+     "error: cmdline: rd.rdma.pkey=ib0:0x12: P_Key child ib0.8012 is brought up by "
+     "NetworkManager (--network-manager), whose activation writes its mode file and fails "
+     "without one (nm-device-infiniband.c act_stage1_prepare), and a child made over rtnetlink "
+     "has none (ipoib_vlan.c __ipoib_vlan_add): let NetworkManager make it, ib.pkey=ib0.8012"},
+    {"tests/test-cmdline-reader.c: test_infiniband_pkey (ib.pkey= makes it InfiniBand)",
+     "ib.pkey=fab0.8004 ip=fab0.8004:dhcp",
+     "one InfiniBand connection fab0.8004, datagram, whatever its name", "fine"},
+    {"nmi-cmdline-reader.c: reader_get_connection (ip= first: Ethernet, then made "
+     "InfiniBand without a transport mode); nm-setting-infiniband.c verify",
+     "ip=fab0.8004:dhcp ib.pkey=fab0.8004", "no connection written (verification fails)",
+     "error: cmdline: ib.pkey=fab0.8004: comes after an ip= for fab0.8004, and NetworkManager "
+     "configures this boot's network (--network-manager): nm-initrd-generator made fab0.8004 an "
+     "Ethernet connection at ip= (no \"ib\" prefix), which ib.pkey= turns into an InfiniBand "
+     "one without a transport mode (nmi-cmdline-reader.c reader_get_connection): "
+     "NetworkManager writes none; put ib.pkey= before ip="},
+    {"nm-base.c: nm_net_devname_infiniband (\"%s.%04x\"); nm-setting-infiniband.c verify "
+     "(1.42.4 refuses, 1.42.8 normalizes)",
+     "ib.pkey=ib0.4", "1.42.4: the connection is refused; 1.42.8: interface ib0.0004",
+     "1 warning(s)"},
+};
+
+TEST(NetworkManagerConformance, InitramfsWithIpoib) {
+  for (const auto& r : kInitramfsRows) {
+    check_row("NM", r.source, r.input, r.owner, with_nm(r.input), r.want, r.documented);
+  }
+  // Without NetworkManager (dracut's network-legacy: ifup by name) none of it applies.
+  Config c;
+  Diagnostics d;
+  parse_cmdline(
+      "rd.rdma.name=fabric0:f452:1403:007b:cba1 ip=fabric0:dhcp "
+      "rd.rdma.ipoib=fabric0:connected rd.rdma.pkey=fabric0:0x12 ip=fabric0.8012:dhcp",
+      c, d);
+  check_networkmanager(c, d);
+  EXPECT_TRUE(d.ok() && d.warnings.empty());
 }
 
 }  // namespace

@@ -120,8 +120,15 @@ TEST_F(LoadTest, IbPkeyIsLeftToNetworkManagerWhenTheImageHasIt) {
   Inputs plain = load_inputs(Root(dir_), opt);
   EXPECT_EQ(plain.config.pkeys.size(), 2u);
   EXPECT_TRUE(plain.diag.warnings.empty());
-  // With it (dracut's 35network-manager installs the generator): said once, left to NM.
+  // The generator on the real root (or a build host) is no NetworkManager in the image.
   put("/usr/libexec/nm-initrd-generator", "");
+  EXPECT_EQ(load_inputs(Root(dir_), opt).config.pkeys.size(), 2u);
+  // In the initramfs (dracut's 35network-manager installs the generator): said once, left
+  // to NM; at image build, --network-manager says the same.
+  InputOptions built = opt;
+  built.network_manager = true;
+  EXPECT_EQ(load_inputs(Root(dir_), built).config.pkeys.size(), 1u);
+  put("/etc/initrd-release", "");
   Inputs nm = load_inputs(Root(dir_), opt);
   ASSERT_EQ(nm.config.pkeys.size(), 1u);
   EXPECT_EQ(nm.config.pkeys.begin()->second.source.str(), "cmdline: rd.rdma.pkey=ib0:0x8002");
@@ -163,6 +170,7 @@ TEST_F(LoadTest, IbPkeyAndRdRdmaPkeyForOnePartition) {
     ASSERT_EQ(plain.config.pkeys.size(), 1u) << same;
     EXPECT_EQ(plain.config.pkeys.begin()->second.source.str(), "cmdline: rd.rdma.pkey=ib0:0x8002");
   }
+  put("/etc/initrd-release", "");
   put("/usr/libexec/nm-initrd-generator", "");
   for (const char* same :
        {"ib.pkey=ib0.8002 rd.rdma.pkey=ib0:0x8002", "rd.rdma.pkey=ib0:0x8002 ib.pkey=ib0.8002"}) {
