@@ -202,15 +202,28 @@ void read_name(const Arg& a) {
 // dracut's ifname=<name>:<MAC> (modules.d/40network/ifname-genrules.sh), read only to
 // find clashes with our names (plan.cc validate). Its MAC is written with ':' too, so the
 // name ends at the first ':'.
+// dracut's ifname=<name>:<address> as its net-lib.sh parse_ifname_opts splits it (on ':'):
+// 7 fields, a MAC; 21, a 20-byte address, for which ifname-genrules.sh writes a rule with
+// ATTR{type}=="1" (Ethernet) that never renames an IPoIB interface (type 32); anything
+// else makes dracut die ("Invalid arguments for ifname="). Read to find clashes with ours.
 void read_dracut_ifname(const Arg& a) {
-  auto colon = a.value().find(':');
-  if (colon == std::string_view::npos) return a.bad_form();
-  auto name = parse_ifname(a.value().substr(0, colon), a.where, a.diag);
-  auto key = parse_hw_key(a.value().substr(colon + 1), a.where, a.diag);
-  if (key && !key->is_address()) {
-    // ifname-genrules.sh matches ATTR{address} only.
-    return a.diag.error(a.where, "dracut's ifname= takes a MAC address, not " + key->str());
+  const auto fields = split(a.value(), ':');
+  if (fields.size() == 21) {
+    return a.error(
+        "dracut writes a rule for ATTR{type}==\"1\" (Ethernet) from a 20-byte address "
+        "(modules.d/45net-lib/ifname-genrules.sh), which never renames an IPoIB interface: "
+        "name it with rd.rdma.name=" +
+        std::string(fields[0]) + ":<port GUID> (its last 8 bytes)");
   }
+  if (fields.size() != 7) {
+    return a.error(
+        "dracut stops the boot on this (\"Invalid arguments for ifname=\", "
+        "net-lib.sh parse_ifname_opts takes <name> and a 6- or 20-byte address); "
+        "it is of the form " +
+        std::string(a.form));
+  }
+  auto name = parse_ifname(fields[0], a.where, a.diag);
+  auto key = parse_hw_key(a.value().substr(fields[0].size() + 1), a.where, a.diag);
   if (name && key) a.cfg.dracut_ifnames[*name] = Sourced<HwKey>{*key, a.where};
 }
 

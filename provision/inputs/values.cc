@@ -300,25 +300,29 @@ std::optional<unsigned> parse_pfc_mask(std::string_view s, PfcDirection dir, con
   // kstrtouint(s, 0) (kernel/params.c, param_set_uint): decimal, 0x hex, and octal after a
   // leading zero. Read the same way wherever they are written, they mean one thing.
   const std::string what(pfc_param(dir));
+  const std::string_view given = s;
+  // kstrtoull (lib/kstrtox.c) takes one leading '+' before the number, never a '-'.
+  if (!s.empty() && s[0] == '+') s.remove_prefix(1);
   uint64_t v = 0;
   if (s.size() > 1 && s[0] == '0' && s[1] != 'x' && s[1] != 'X') {
     if (s.find_first_not_of("01234567") != std::string_view::npos) {
-      return bad<unsigned>(
-          where, d,
-          what + " " + shown(s) + " is not a number: with a leading zero the kernel reads octal");
+      return bad<unsigned>(where, d,
+                           what + " " + shown(given) +
+                               " is not a number: with a leading zero the kernel reads octal");
     }
     for (char c : s) v = std::min<uint64_t>(v * 8 + static_cast<uint64_t>(c - '0'), 0x1000);
     if (v <= 0xff && v >= 8) {
-      d.warn(where, what + " " + shown(s) +
+      d.warn(where, what + " " + shown(given) +
                         " has a leading zero: the kernel reads it as octal, 0x" + hex(v, 2));
     }
   } else if (auto n = parse_uint(s)) {
     v = *n;
   } else {
     return bad<unsigned>(
-        where, d, what + " " + shown(s) + " is not a number (a priority bitmask, e.g. 0x08)");
+        where, d, what + " " + shown(given) + " is not a number (a priority bitmask, e.g. 0x08)");
   }
-  if (v > 0xff) return bad<unsigned>(where, d, what + " " + shown(s) + " is out of range 0..0xff");
+  if (v > 0xff)
+    return bad<unsigned>(where, d, what + " " + shown(given) + " is out of range 0..0xff");
   return static_cast<unsigned>(v);
 }
 

@@ -14,6 +14,7 @@ namespace {
 // "roce", "iw" (or "opa", "usnic"); "rdma" when the kernel gives none.
 std::string protocol_of(const RdmaDevice& d) {
   if (d.ports.empty()) return "rdma";
+  if (d.driver == "hfi1") return "opa";  // rdma_cap_opa_mad: Omni-Path before InfiniBand
   const RdmaPort& p = d.ports.front();
   if (p.link_layer == LinkLayer::kInfiniBand) return "ib";
   if (p.link_layer == LinkLayer::kEthernet) return p.roce_v1 || p.roce_v2 ? "roce" : "iw";
@@ -75,6 +76,13 @@ const RdmaDevice* renamed_from(const Inventory& inv, const std::string& name, st
 }
 
 }  // namespace
+
+std::vector<std::string> rdma_core_names(const RdmaDevice& d) {
+  std::vector<std::string> out;
+  if (is_soft(d)) return out;
+  for (const auto& n : d.persistent_names) out.push_back(protocol_of(d) + n);
+  return out;
+}
 
 std::vector<SelectedDevice> select_rdma(const PlanBuilder& b, const RdmaSelector& sel,
                                         std::string* how) {

@@ -31,6 +31,11 @@ std::vector<SelectedDevice> select_rdma(const PlanBuilder& b, const RdmaSelector
 // given by this plan's renames), if any: what a netdev- selector means before it exists.
 std::optional<std::string> planned_soft_on(const PlanBuilder& b, const std::string& ifname);
 
+// The names rdma-core's rdma_rename gives `d` under its default policy (NAME_FALLBACK:
+// by_onboard, then by_pci; kernel-boot/rdma_rename.c), its protocol prefix included
+// ("roceo3", "rocep175s0f0"); none for a device not on PCI (rxe, siw).
+std::vector<std::string> rdma_core_names(const RdmaDevice& d);
+
 // For a device name that matches nothing: which present devices rdma-core's persistent
 // naming has renamed ("rocep175s0f0 (pci-0000:af:00.0)"), or "" when none looks renamed.
 std::string renamed_devices_hint(const Inventory& inv);

@@ -106,6 +106,23 @@ const Row kNetwork[] = {
     {"modules.d/45net-lib/ifname-genrules.sh: a rule for ATTR{type}==\"1\" and the MAC",
      "ifname=lan0:52:54:00:12:34:56", "lan0 for the MAC 52:54:00:12:34:56",
      "ifname lan0=52:54:00:12:34:56"},
+    {"modules.d/45net-lib/net-lib.sh: parse_ifname_opts (upper case made lower for udev)",
+     "ifname=lan0:52:54:00:AB:CD:EF", "lan0 for the MAC 52:54:00:ab:cd:ef",
+     "ifname lan0=52:54:00:ab:cd:ef"},
+    {"modules.d/45net-lib/net-lib.sh: parse_ifname_opts (21 fields: a 20-byte address); "
+     "ifname-genrules.sh (ATTR{type}==\"1\")",
+     "ifname=ib-a:80:00:02:08:fe:80:00:00:00:00:00:00:f4:52:14:03:00:7b:cb:a1",
+     "accepted, but the rule is for Ethernet: the IPoIB interface is never renamed",
+     "error: cmdline: ifname=ib-a:80:00:02:08:fe:80:00:00:00:00:00:00:f4:52:14:03:00:7b:cb:a1: "
+     "dracut writes a rule for ATTR{type}==\"1\" (Ethernet) from a 20-byte address "
+     "(modules.d/45net-lib/ifname-genrules.sh), which never renames an IPoIB interface: name "
+     "it with rd.rdma.name=ib-a:<port GUID> (its last 8 bytes)",
+     "a rename that cannot happen is an error"},
+    {"modules.d/45net-lib/net-lib.sh: parse_ifname_opts (neither 7 nor 21 fields: die)",
+     "ifname=ib-a:f4:52:14:03:00:7b:cb:a1", "die \"Invalid arguments for ifname=\"",
+     "error: cmdline: ifname=ib-a:f4:52:14:03:00:7b:cb:a1: dracut stops the boot on this "
+     "(\"Invalid arguments for ifname=\", net-lib.sh parse_ifname_opts takes <name> and a 6- "
+     "or 20-byte address); it is of the form <name>:<mac>"},
     {"modules.d/74nfs/parse-nfsroot.sh: root=nfs:<server>:/<path>",
      "root=nfs:10.0.0.1:/srv/root:proto=rdma,port=20049", "server 10.0.0.1",
      "network; nfs 10.0.0.1"},

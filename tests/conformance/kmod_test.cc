@@ -8,8 +8,10 @@
 #include <string>
 
 #include "provision/base/strings.h"
+#include "provision/inputs/load.h"
 #include "provision/inputs/rdma_core_files.h"
 #include "tests/conformance/man_page.h"
+#include "tests/support/fixture.h"
 
 namespace rp {
 namespace {
@@ -94,6 +96,21 @@ const Row kRows[] = {
     {"kernel/params.c: param_set_uint -> kstrtouint(s, 0): a leading zero is octal",
      "options mlx4_en pfctx=010\n", "pfctx=8 (octal)",
      "options mlx4_en 'pfctx=010'; pfctx=0x08; 1 warning(s)"},
+    {"lib/kstrtox.c: kstrtoull (one leading '+' is taken)", "options mlx4_en pfctx=+8\n", "pfctx=8",
+     "options mlx4_en 'pfctx=+8'; pfctx=0x08"},
+    {"lib/kstrtox.c: kstrtoull (a '-' is not: EINVAL, the module refuses to load)",
+     "options mlx4_en pfctx=-1\n", "'-1' invalid for parameter pfctx: the load fails",
+     "options mlx4_en 'pfctx=-1'; error: /etc/modprobe.d/test.conf:1: pfctx '-1' is not a "
+     "number (a priority bitmask, e.g. 0x08)"},
+    {"lib/kstrtox.c: _parse_integer_fixup_radix (base 0: a leading 0 is octal, 8 is no octal "
+     "digit)",
+     "options mlx4_en pfctx=08\n", "EINVAL: the module refuses to load",
+     "options mlx4_en 'pfctx=08'; error: /etc/modprobe.d/test.conf:1: pfctx '08' is not a "
+     "number: with a leading zero the kernel reads octal"},
+    {"kernel/params.c: parse_one (a uint parameter without a value: EINVAL)",
+     "options mlx4_en pfctx\n", "the load fails",
+     "options mlx4_en 'pfctx'; error: /etc/modprobe.d/test.conf:1: pfctx has no value (write "
+     "pfctx=0x08 for priority 3)"},
     {"shared/util.c: freadline_wrapped keeps a CR: 'blacklist floppy\\r' names 'floppy\\r'",
      "blacklist floppy\r\n", "nothing is blacklisted (no module is called 'floppy\\r')",
      "blacklist floppy", "CRLF line ends"},
@@ -102,6 +119,85 @@ const Row kRows[] = {
 TEST(KmodConformance, ModprobeD) {
   for (const auto& r : kRows) {
     check_row("kmod", r.source, r.input, r.owner, summary(r.input), r.want, r.documented);
+  }
+}
+
+// The directories of modprobe.d as libkmod reads them (libkmod.c default_config_paths;
+// libkmod-config.c conf_files_filter_out, conf_files_insert_sorted; modprobe.d(5),
+// "CONFIGURATION DIRECTORIES AND PRECEDENCE"): one list over all directories sorted by
+// file name, the first directory winning for a name, a link to /dev/null or an empty file
+// masking. No kmod test covers these: the rows cite the code. `files`: "path=content"
+// lines, "path->target" for a link.
+struct DirRow {
+  const char* source;
+  std::vector<const char*> files;
+  const char* owner;
+  const char* want;
+};
+
+std::string dir_summary(const std::vector<const char*>& files) {
+  const std::string root = testing::temp_dir("modprobe-d");
+  for (std::string f : files) {
+    const auto arrow = f.find("->");
+    const std::string path = f.substr(0, arrow == std::string::npos ? f.find('=') : arrow);
+    testing::run("mkdir -p " + root + path.substr(0, path.rfind('/')));
+    if (arrow != std::string::npos) {
+      testing::run("ln -s " + f.substr(arrow + 2) + " " + root + path);
+    } else {
+      testing::run("printf '%s' '" + f.substr(f.find('=') + 1) + "' > " + root + path);
+    }
+  }
+  InputOptions opt;
+  opt.cmdline_text = "";
+  Inputs in = load_inputs(Root(root), opt);
+  Summary sum;
+  if (in.config.pfc_tx) sum.add("pfctx=0x" + hex(in.config.pfc_tx->value, 2));
+  for (const auto& f : in.files_read) sum.add("read " + f);
+  return sum.end(in.diag);
+}
+
+const DirRow kDirRows[] = {
+    {"libkmod-config.c: conf_files_insert_sorted (the first directory wins a name)",
+     {"/lib/modprobe.d/mlx4.conf=options mlx4_en pfctx=0x08\n",
+      "/etc/modprobe.d/mlx4.conf=options mlx4_en pfctx=0x04\n"},
+     "/etc/modprobe.d/mlx4.conf alone: pfctx=0x04",
+     "pfctx=0x04; read /etc/modprobe.d/mlx4.conf"},
+    {"libkmod.c: default_config_paths (/run before /lib)",
+     {"/lib/modprobe.d/mlx4.conf=options mlx4_en pfctx=0x08\n",
+      "/run/modprobe.d/mlx4.conf=options mlx4_en pfctx=0x02\n"},
+     "/run/modprobe.d/mlx4.conf alone: pfctx=0x02",
+     "pfctx=0x02; read /run/modprobe.d/mlx4.conf"},
+    {"libkmod-config.c: conf_files_insert_sorted (one order by name over all directories)",
+     {"/lib/modprobe.d/a.conf=options mlx4_en pfctx=0x08\n",
+      "/etc/modprobe.d/b.conf=options mlx4_en pfctx=0x04\n"},
+     "a.conf, then b.conf: pfctx=0x04 (the last value)",
+     "pfctx=0x04; read /lib/modprobe.d/a.conf; read /etc/modprobe.d/b.conf"},
+    {"libkmod-config.c: conf_files_insert_sorted (a /lib name after an /etc one is read after)",
+     {"/etc/modprobe.d/a.conf=options mlx4_en pfctx=0x04\n",
+      "/lib/modprobe.d/b.conf=options mlx4_en pfctx=0x08\n"},
+     "a.conf, then b.conf: pfctx=0x08",
+     "pfctx=0x08; read /etc/modprobe.d/a.conf; read /lib/modprobe.d/b.conf"},
+    {"libkmod-config.c: conf_files_filter_out (a link to /dev/null takes the name, reads empty)",
+     {"/lib/modprobe.d/mlx4.conf=options mlx4_en pfctx=0x08\n",
+      "/etc/modprobe.d/mlx4.conf->/dev/null"},
+     "masked: no pfctx",
+     "read /etc/modprobe.d/mlx4.conf"},
+    {"libkmod-config.c: conf_files_insert_sorted (an empty file masks alike)",
+     {"/lib/modprobe.d/mlx4.conf=options mlx4_en pfctx=0x08\n", "/etc/modprobe.d/mlx4.conf="},
+     "masked: no pfctx",
+     "read /etc/modprobe.d/mlx4.conf"},
+    {"libkmod-config.c: conf_files_filter_out (a hidden file, a name not ending in .conf)",
+     {"/etc/modprobe.d/.mlx4.conf=options mlx4_en pfctx=0x08\n",
+      "/etc/modprobe.d/mlx4.conf.dpkg-old=options mlx4_en pfctx=0x08\n"},
+     "neither is read",
+     ""},
+};
+
+TEST(KmodConformance, ModprobeDDirectories) {
+  for (const auto& r : kDirRows) {
+    std::string files;
+    for (const char* f : r.files) files += std::string(f) + " | ";
+    check_row("kmod", r.source, files.c_str(), r.owner, dir_summary(r.files), r.want, nullptr);
   }
 }
 

@@ -10,7 +10,11 @@
 
 #include "provision/base/strings.h"
 #include "provision/inputs/rdma_core_files.h"
+#include "provision/inventory/inventory.h"
+#include "provision/plan/module_needs.h"
+#include "provision/plan/rdma_select.h"
 #include "tests/conformance/man_page.h"
+#include "tests/support/fixture.h"
 
 namespace rp {
 namespace {
@@ -90,6 +94,133 @@ const Row kRows[] = {
 TEST(RdmaCoreConformance, Mlx4ConfAndIpoibRules) {
   for (const auto& r : kRows) {
     check_row("rdma-core", r.source, r.input, r.owner, summary(r.parse, r.input), r.want,
+              r.documented);
+  }
+}
+
+// A machine as a fixture description (tests/fixtures/mkfixtures.py), laid out and
+// discovered as the program discovers sysfs.
+Inventory machine(const std::string& description) {
+  const std::string dir = testing::temp_dir("rdma-core-row");
+  testing::run("printf '%s' '" + description + "' > " + dir + "/m.sys && python3 " +
+               "tests/fixtures/mkfixtures.py " + dir + "/m.sys " + dir + "/root");
+  return discover(Root(dir + "/root"), Detail::kPlan);
+}
+
+// rdma_rename's names (kernel-boot/rdma_rename.c, policy NAME_FALLBACK from
+// 60-rdma-persistent-naming.rules): the names the program gives each device for it.
+struct NameRow {
+  const char* source;
+  const char* machine;  // a fixture description
+  const char* owner;
+  const char* want;
+  const char* documented = nullptr;
+};
+
+std::string names_of(const std::string& description) {
+  Summary sum;
+  for (const auto& d : machine(description).rdma) {
+    std::string n;
+    for (const auto& name : rdma_core_names(d)) n += (n.empty() ? "" : " or ") + name;
+    sum.add(d.name + " " + (n.empty() ? "kept" : n));
+  }
+  return sum.end(Diagnostics{});
+}
+
+#define MLX5(bdf, extra) "pci " bdf " driver=mlx5_core vendor=0x15b3 device=0x1017 " extra "\n"
+#define DEV(name, bdf, ll)                                              \
+  "rdma " name " pci=" bdf " node_guid=0c42:a103:0016:b2c4\nport " name \
+  "/1 "                                                                 \
+  "state=ACTIVE link_layer=" ll " rate=x\n"
+
+const NameRow kNameRows[] = {
+    {"kernel-boot/rdma_rename.c: header comment (by_pci, InfiniBand at 0000:00:0c.4)",
+     MLX5("0000:00:0c.4", "multifunction=1") DEV("mlx5_0", "0000:00:0c.4", "InfiniBand"),
+     "ibp0s12f4", "mlx5_0 ibp0s12f4"},
+    {"kernel-boot/rdma_rename.c: by_pci (bus and slot in decimal, f with a multi-function "
+     "header)",
+     MLX5("0000:af:00.0", "multifunction=1") DEV("mlx5_0", "0000:af:00.0", "Ethernet"),
+     "rocep175s0f0", "mlx5_0 rocep175s0f0"},
+    {"kernel-boot/rdma_rename.c: by_pci (no f for function 0 of a lone function)",
+     MLX5("0000:3b:00.0", "multifunction=0") DEV("mlx5_0", "0000:3b:00.0", "InfiniBand"), "ibp59s0",
+     "mlx5_0 ibp59s0"},
+    {"kernel-boot/rdma_rename.c: by_pci (P<domain> when the domain is not 0)",
+     MLX5("0002:03:00.1", "") DEV("mlx5_1", "0002:03:00.1", "Ethernet"), "roceP2p3s0f1",
+     "mlx5_1 roceP2p3s0f1"},
+    {"kernel-boot/rdma_rename.c: by_onboard (acpi_index first, as NAME_FALLBACK tries)",
+     MLX5("0000:af:00.0", "acpi_index=3 multifunction=1") DEV("mlx5_0", "0000:af:00.0", "Ethernet"),
+     "roceo3", "mlx5_0 roceo3 or rocep175s0f0"},
+    {"kernel-boot/rdma_rename.c: by_onboard (SMBIOS index; above ONBOARD_INDEX_MAX unused)",
+     MLX5("0000:af:00.0", "index=16384 multifunction=1") DEV("mlx5_0", "0000:af:00.0", "Ethernet"),
+     "rocep175s0f0", "mlx5_0 rocep175s0f0"},
+    {"kernel-boot/rdma_rename.c: get_virtfn_info (a VF: its PF's name and v<N>)",
+     MLX5("0000:03:00.0", "multifunction=1") MLX5("0000:03:00.1", "")
+         MLX5("0000:03:00.3", "physfn=0000:03:00.0 vf=1") DEV("mlx5_2", "0000:03:00.3", "Ethernet"),
+     "rocep3s0f0v1", "mlx5_2 rocep3s0f0v1"},
+    {"kernel-boot/rdma_rename.c: fill_pci_info (ARI: func += 8 x slot, the slot still "
+     "printed)",
+     "pci 0000:3b:01.2 driver=bnxt_en vendor=0x14e4 device=0x16d7 ari=1 multifunction=1\n"
+     "rdma bnxt_re1 pci=0000:3b:01.2 node_guid=020a:f7ff:feb1:2892\nport bnxt_re1/1 "
+     "state=ACTIVE link_layer=Ethernet rate=x\n",
+     "rocep59s1f10", "bnxt_re1 rocep59s1f10"},
+    {"kernel-boot/rdma_rename.c: by_pci (subsystem not pci: virtual devices keep their name)",
+     "net eth0 type=1 address=52:54:00:77:00:01\nrdma rxe0 parent=eth0 "
+     "node_guid=5054:00ff:fe77:0001\nport rxe0/1 state=ACTIVE link_layer=Ethernet rate=x\n",
+     "rxe0 kept", "rxe0 kept"},
+};
+
+TEST(RdmaCoreConformance, RdmaRenameNames) {
+  for (const auto& r : kNameRows) {
+    check_row("rdma-core", r.source, r.machine, r.owner, names_of(r.machine), r.want, r.documented);
+  }
+}
+
+// kernel-boot/rdma-description.rules: which of rdma-core's module lists a device's
+// technology loads (ID_RDMA_INFINIBAND, _ROCE, _IWARP, _OPA by the PCI driver, DRIVERS==;
+// rxe by its device path), against the technologies the program sees (plan/module_needs.h
+// Machine: by each port's link layer and the device's node type).
+std::string technologies(const std::string& description) {
+  const Machine m = machine_of(Config{}, machine(description));
+  Summary sum;
+  if (m.infiniband) sum.add("infiniband.conf");
+  if (m.roce) sum.add("roce.conf");
+  if (m.iwarp) sum.add("iwarp.conf");
+  if (m.opa) sum.add("opa.conf");
+  return sum.end(Diagnostics{});
+}
+
+const NameRow kTechRows[] = {
+    {"kernel-boot/rdma-description.rules: DRIVERS==\"mlx5_core\" (INFINIBAND and ROCE)",
+     MLX5("0000:af:00.0", "") DEV("mlx5_0", "0000:af:00.0", "Ethernet"),
+     "infiniband.conf and roce.conf", "roce.conf",
+     "loads infiniband.conf only where a port is InfiniBand"},
+    {"kernel-boot/rdma-description.rules: DRIVERS==\"mlx5_core\" (an InfiniBand port)",
+     MLX5("0000:3b:00.0", "") DEV("mlx5_0", "0000:3b:00.0", "InfiniBand"),
+     "infiniband.conf and roce.conf", "infiniband.conf", "roce.conf only where a port is Ethernet"},
+    {"kernel-boot/rdma-description.rules: DRIVERS==\"hfi1\" (OPA)",
+     "pci 0000:5e:00.0 driver=hfi1 vendor=0x8086 device=0x24f0\n" DEV("hfi1_0", "0000:5e:00.0",
+                                                                      "InfiniBand"),
+     "opa.conf", "opa.conf"},
+    {"kernel-boot/rdma-description.rules: DRIVERS==\"bnxt_en\" (ROCE)",
+     "pci 0000:3b:00.0 driver=bnxt_en vendor=0x14e4 device=0x16d7\n" DEV("bnxt_re0", "0000:3b:00.0",
+                                                                         "Ethernet"),
+     "roce.conf", "roce.conf"},
+    {"kernel-boot/rdma-description.rules: DEVPATH==\"*/infiniband/rxe*\" with ATTR{parent} "
+     "(ROCE)",
+     "net eth0 type=1 address=52:54:00:77:00:01\nrdma rxe0 parent=eth0 "
+     "node_guid=5054:00ff:fe77:0001\nport rxe0/1 state=ACTIVE link_layer=Ethernet rate=x\n",
+     "roce.conf", "roce.conf"},
+    {"kernel-boot/rdma-description.rules: no rule for siw (no tag: iwarp.conf never loads)",
+     "net ens785f0 type=1 address=3c:fd:fe:a1:00:00\nrdma siw0 node_type=\"4: RNIC\" "
+     "node_guid=3cfd:fea1:0000:0000 node_desc=\"Software iWARP stack\"\nport siw0/1 "
+     "state=ACTIVE link_layer=Ethernet rate=x gid=3cfd:fea1:0000:0000:0000:0000:0000:0000 "
+     "gid_types=none\n",
+     "nothing", "iwarp.conf", "iwarp.conf for Soft-iWARP too"},
+};
+
+TEST(RdmaCoreConformance, DescriptionRulesTechnologies) {
+  for (const auto& r : kTechRows) {
+    check_row("rdma-core", r.source, r.machine, r.owner, technologies(r.machine), r.want,
               r.documented);
   }
 }

@@ -147,7 +147,10 @@ TEST(OneParserPerValue, NamesByPciFunctionOrRdmaPortFromTheCommandLineAndTheFile
   }
   // dracut's ifname= takes a MAC only (40network/ifname-genrules.sh: ATTR{address}).
   EXPECT_EQ(read({cmdline, "ifname=fab0:pci-0000:af:00.0"}).errors,
-            std::vector<std::string>{"dracut's ifname= takes a MAC address, not pci-0000:af:00.0"});
+            std::vector<std::string>{
+                "dracut stops the boot on this (\"Invalid arguments for ifname=\", net-lib.sh "
+                "parse_ifname_opts takes <name> and a 6- or 20-byte address); it is of the form "
+                "<name>:<mac>"});
 }
 
 TEST(OneParserPerValue, ALeadingZeroPfcMaskIsOctalInEveryReader) {
