@@ -14,6 +14,7 @@
 namespace rp {
 
 struct ModuleLoading;  // apply/modules.h
+class DcbOps;          // kernel/dcbnl.h
 
 struct ApplyContext {
   FileOps& files;
@@ -23,6 +24,9 @@ struct ApplyContext {
   // How module actions reach libkmod (apply/modules.h); null: the running kernel. Tests
   // give a scripted kernel under the real libkmod.
   const ModuleLoading* modules = nullptr;
+  // How DCB actions reach DCB netlink (kernel/dcbnl.h); null: the running kernel. Tests
+  // give a stand-in that answers as a driver does.
+  const DcbOps* dcb = nullptr;
 };
 
 // The one "live only" rule: an executor that acts on the running kernel (netlink, module
@@ -61,6 +65,11 @@ Outcome exec_link_up(ApplyContext& ctx, const Action& a, const LinkUp& p);
 Outcome exec_address(ApplyContext& ctx, const Action& a, const AddAddress& p);
 Outcome exec_route(ApplyContext& ctx, const Action& a, const AddRoute& p);
 Outcome exec_wait_link(ApplyContext& ctx, const Action& a, const WaitLink& p);
+
+// DCB netlink (apply/dcb.cc)
+Outcome exec_dcb_ets(ApplyContext& ctx, const Action& a, const SetDcbEts& p);
+Outcome exec_dcb_pfc(ApplyContext& ctx, const Action& a, const SetDcbPfc& p);
+Outcome exec_dcb_apps(ApplyContext& ctx, const Action& a, const SetDcbApps& p);
 
 // What keeps a RoCE port's link down (apply/wait_port.cc), or "" when nothing known does
 // (an InfiniBand port; its interface unknown or up with carrier): "ens1f1np1 under it is

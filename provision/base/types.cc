@@ -305,4 +305,29 @@ std::optional<IpPrefix> IpPrefix::parse(std::string_view cidr) {
 
 std::string IpPrefix::str() const { return address.str() + "/" + std::to_string(length); }
 
+std::string_view to_string(DcbTrust t) { return t == DcbTrust::kDscp ? "dscp" : "pcp"; }
+
+DcbTrust DcbState::effective_trust() const {
+  if (trust && !trust->empty()) {
+    return (*trust)[0] == 5 ? DcbTrust::kDscp : DcbTrust::kPcp;  // IEEE_8021QAZ_APP_SEL_DSCP
+  }
+  return dscp_prio.empty() ? DcbTrust::kPcp : DcbTrust::kDscp;
+}
+
+std::optional<uint8_t> DcbState::roce_priority(unsigned tos) const {
+  if (effective_trust() == DcbTrust::kPcp) return 0;
+  auto it = dscp_prio.find(static_cast<uint8_t>((tos & 0xff) >> 2));
+  if (it == dscp_prio.end()) return std::nullopt;
+  return it->second;
+}
+
+std::string DcbState::pfc_text() const {
+  if (!pfc_en) return "unknown";
+  std::string out;
+  for (unsigned p = 0; p < 8; ++p) {
+    if (*pfc_en & (1u << p)) out += (out.empty() ? "" : ",") + std::to_string(p);
+  }
+  return out.empty() ? "none" : out;
+}
+
 }  // namespace rp

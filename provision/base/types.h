@@ -4,10 +4,12 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <vector>
 
 namespace rp {
 
@@ -126,6 +128,36 @@ struct IpPrefix {
   unsigned length = 0;
   static std::optional<IpPrefix> parse(std::string_view cidr);
   std::string str() const;
+};
+
+// An interface's IEEE 802.1Qaz DCB state as DCB netlink shows it (kernel/dcbnl.h reads
+// it; net/dcb/dcbnl.c dcbnl_ieee_fill): PFC, ETS, the APP table's DSCP entries and, where
+// the driver has one (dcbnl_getapptrust, kernels 6.2 and later), the trust table.
+enum class DcbTrust { kPcp, kDscp };
+std::string_view to_string(DcbTrust t);  // "pcp" | "dscp"
+struct DcbState {
+  std::optional<uint8_t> pfc_en;  // bit i: priority i is lossless (struct ieee_pfc pfc_en)
+  uint8_t pfc_cap = 0, pfc_mbc = 0;
+  uint16_t pfc_delay = 0;
+  // struct ieee_ets: bandwidth per traffic class, its transmission selection algorithm
+  // (IEEE_8021QAZ_TSA_*) and each priority's class.
+  bool has_ets = false;
+  uint8_t ets_willing = 0, ets_cap = 0, ets_cbs = 0;
+  std::array<uint8_t, 8> tc_bw{}, tc_tsa{}, prio_tc{};
+  std::map<uint8_t, uint8_t> dscp_prio;       // the APP table's DSCP entries (selector 5)
+  bool other_apps = false;                    // entries of other selectors
+  std::optional<std::vector<uint8_t>> trust;  // selectors, most trusted first
+  std::optional<uint8_t> dcbx;                // DCB_ATTR_DCBX (DCB_CAP_DCBX_*)
+  // What the interface trusts: the trust table where the driver has one, else DSCP when
+  // the APP table has DSCP entries (mlx5 en_dcbnl.c: the first DSCP entry switches the
+  // port to DSCP trust, deleting the last one back to PCP).
+  DcbTrust effective_trust() const;
+  std::string pfc_text() const;  // "3,4", "none", "unknown"
+  // The priority RoCE v2 traffic of ToS `tos` is sent at: trusting DSCP, its DSCP's
+  // (ToS >> 2, mlx5_ib qp.c) in the APP table, nullopt when the table has none (the
+  // device's own table decides, unseen); trusting PCP, the RDMA CM's service level, 0 on
+  // an interface without a VLAN or traffic classes (cma.c iboe_tos_to_sl).
+  std::optional<uint8_t> roce_priority(unsigned tos) const;
 };
 
 // ARPHRD values we care about (linux/if_arp.h); others are printed as numbers.

@@ -6,6 +6,7 @@
 #include "provision/base/root.h"
 #include "provision/base/strings.h"
 #include "provision/inputs/text.h"
+#include "provision/kernel/dcbnl.h"
 #include "provision/kernel/verbs.h"
 #include "provision/plan/node_table.h"
 #include "provision/version.h"
@@ -282,6 +283,12 @@ std::optional<Prepared> prepare(const Options& o, std::string_view command, bool
   Inventory inv = discover ? rp::discover(root, Detail::kPlan) : Inventory{};
   Inputs in = load_inputs(root, o.inputs);
   if (discover) resolve_node_table(inv, in.config);
+  // DCB is read over netlink, for the interfaces the configuration sets only.
+  if (discover && root.is_live() && !in.config.dcb.empty()) {
+    std::vector<std::string> names;
+    for (const auto& [name, s] : in.config.dcb) names.push_back(name);
+    discover_dcb(inv, kernel_dcb(), names);
+  }
   return Prepared{std::move(root), std::move(inv), std::move(in)};
 }
 

@@ -7,6 +7,7 @@
 #include "provision/image/target_check.h"
 #include "provision/inputs/load.h"
 #include "provision/inventory/inventory.h"
+#include "provision/kernel/dcbnl.h"
 #include "provision/plan/plan.h"
 #include "provision/report/effective.h"
 #include "provision/report/status.h"
@@ -17,6 +18,15 @@ int cmd_status(const Options& o) {
   Root root(o.root);
   if (!root_usable(root, o, "status")) return kExitUsage;
   Inventory inv = discover(root, Detail::kFull);
+  // The DCB of the interfaces under RoCE ports (trust, PFC, the RoCE ToS's priority).
+  if (root.is_live()) {
+    std::vector<std::string> roce;
+    for (const auto& d : inv.rdma)
+      for (const auto& p : d.ports)
+        if (p.link_layer == LinkLayer::kEthernet && !d.iwarp() && !p.netdev.empty())
+          roce.push_back(p.netdev);
+    discover_dcb(inv, kernel_dcb(), roce);
+  }
   print(o.json ? status_json(inv) : status_text(inv));
   return kExitOk;
 }

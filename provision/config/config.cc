@@ -113,6 +113,16 @@ const NodeEntry* Config::node_entry(const HwKey& k) const {
   return it == table.end() ? nullptr : &it->second;
 }
 
+const Source& DcbSetting::source() const {
+  static const Source kNone;
+  if (trust) return trust->source;
+  if (pfc) return pfc->source;
+  if (tc_bw) return tc_bw->source;
+  if (prio_tc) return prio_tc->source;
+  if (dscp_prio) return dscp_prio->source;
+  return kNone;
+}
+
 std::string Config::row_name(const NodeEntry& e) const {
   if (e.name.empty()) return "";
   for (const auto& [name, key] : names) {

@@ -80,6 +80,20 @@ struct IpoibSetting {
   std::optional<Sourced<unsigned>> mtu;
 };
 
+// Lossless RoCE on an interface (rd.rdma.dcb, [dcb <ifname>]): IEEE 802.1Qaz settings the
+// plan writes over DCB netlink (plan/dcb.cc), each optional; what is not given is left as
+// the interface has it.
+struct DcbSetting {
+  std::optional<Sourced<DcbTrust>> trust;
+  std::optional<Sourced<uint8_t>> pfc;  // bit i: priority i lossless
+  // ETS: every traffic class ETS, with these bandwidths (percent, summing to 100), and
+  // the class of each priority (the rest kept as the interface has them).
+  std::optional<Sourced<std::array<uint8_t, 8>>> tc_bw;
+  std::optional<Sourced<std::map<uint8_t, uint8_t>>> prio_tc;
+  std::optional<Sourced<std::map<uint8_t, uint8_t>>> dscp_prio;  // DSCP -> priority
+  const Source& source() const;                                  // of the first setting given
+};
+
 struct PkeyChild {
   std::string parent;
   uint16_t pkey = 0;  // as given; full_pkey() is what the kernel gets
@@ -216,6 +230,7 @@ struct Config {
   // (device, port or 0 for every port) -> RoCE defaults.
   std::map<std::pair<RdmaSelector, unsigned>, RoceSetting> roce;
   std::map<std::string, SoftLink> soft_links;  // netdev -> rxe/siw link
+  std::map<std::string, DcbSetting> dcb;       // interface (its final name) -> DCB
   // rdma-core's 60-rdma-persistent-naming.rules as udev would read it (text; source: its
   // path), when installed: its rdma_rename renames RDMA devices on "add".
   std::optional<Sourced<std::string>> rdma_rename_rules;

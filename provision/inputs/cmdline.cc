@@ -227,6 +227,22 @@ void read_dracut_ifname(const Arg& a) {
   if (name && key) a.cfg.dracut_ifnames[*name] = Sourced<HwKey>{*key, a.where};
 }
 
+// rd.rdma.dcb=<ifname>:<key>=<value>[,<key>=<value>...]: the keys of [dcb <ifname>], lists
+// joined with '+' (a command-line value has no spaces).
+void read_dcb(const Arg& a) {
+  const auto v = a.value();
+  const size_t colon = v.find(':');
+  if (colon == std::string_view::npos || colon + 1 == v.size()) return a.bad_form();
+  auto ifname = parse_ifname(v.substr(0, colon), a.where, a.diag);
+  if (!ifname) return;
+  DcbSetting& s = a.cfg.dcb[*ifname];
+  for (auto kv : split(v.substr(colon + 1), ',')) {
+    const size_t eq = kv.find('=');
+    if (eq == std::string_view::npos) return a.bad_form();
+    set_dcb_key(s, kv.substr(0, eq), kv.substr(eq + 1), a.where, a.diag);
+  }
+}
+
 void read_ipoib(const Arg& a) {
   auto f = split(a.value(), ':');
   if (f.size() < 2 || f.size() > 3) return a.bad_form();
@@ -364,6 +380,7 @@ constexpr Known kKnown[] = {
     {"rd.rdma.roce", "<ibdev|pci-<bdf>|guid-<guid>|netdev-<if>|*>[/<port>]:<v1|v2>[:<tos>]",
      read_roce, false},
     {"rd.rdma.rxe", "<netdev>[:<name>]", read_rxe, false},
+    {"rd.rdma.dcb", "<ifname>:<key>=<value>[,<key>=<value>...]", read_dcb, false},
     {"rd.rdma.siw", "<netdev>[:<name>]", read_siw, false},
     {"rd.rdma.wait", "<all|none|<device>/<port>|netdev-<if>|<ifname>>[,...]", read_wait, false},
     {"rd.rdma.timeout", "<seconds>", read_timeout, false},

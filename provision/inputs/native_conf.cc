@@ -100,6 +100,7 @@ constexpr Section kSections[] = {
     {"rxe", "[rxe <netdev>]", 1, open_soft<SoftKind::kRxe>},
     {"siw", "[siw <netdev>]", 1, open_soft<SoftKind::kSiw>},
     {"address", "[address <ifname>]", 1, open_ifname},
+    {"dcb", "[dcb <ifname>]", 1, open_ifname},
     {"nodes", "[nodes]", 0, no_args},
 };
 
@@ -190,6 +191,13 @@ constexpr Key kKeys[] = {
        if (auto key = parse_hw_key(v, p.where, p.diag))
          set_name(p.cfg, p.name, *key, p.where, p.diag);
      }},
+    {"dcb", "trust", [](P p, V v) { set_dcb_key(p.cfg.dcb[p.name], "trust", v, p.where, p.diag); }},
+    {"dcb", "pfc", [](P p, V v) { set_dcb_key(p.cfg.dcb[p.name], "pfc", v, p.where, p.diag); }},
+    {"dcb", "tc_bw", [](P p, V v) { set_dcb_key(p.cfg.dcb[p.name], "tc_bw", v, p.where, p.diag); }},
+    {"dcb", "prio_tc",
+     [](P p, V v) { set_dcb_key(p.cfg.dcb[p.name], "prio_tc", v, p.where, p.diag); }},
+    {"dcb", "dscp_prio",
+     [](P p, V v) { set_dcb_key(p.cfg.dcb[p.name], "dscp_prio", v, p.where, p.diag); }},
     {"rxe", "name", read_soft_name<SoftKind::kRxe>},
     {"siw", "name", read_soft_name<SoftKind::kSiw>},
     {"address", "address",

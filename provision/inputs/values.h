@@ -71,6 +71,31 @@ std::string_view pfc_param(PfcDirection dir);  // "pfctx" | "pfcrx"
 std::optional<unsigned> parse_pfc_mask(std::string_view s, PfcDirection dir, const Source& where,
                                        Diagnostics& d);
 
+// ---- DCB (rd.rdma.dcb, [dcb <ifname>]) ---------------------------------------------------
+// Lists are separated by spaces (the native config) or '+' (the command line, which has
+// no spaces in a value); pairs are written as iproute2's `dcb` writes them, "26:3".
+
+// pcp, dscp.
+std::optional<DcbTrust> parse_dcb_trust(std::string_view s, const Source& where, Diagnostics& d);
+// Priorities 0..7 with PFC ("3", "3 4", "3+4", "none"): the pfc_en bitmask.
+std::optional<uint8_t> parse_dcb_priorities(std::string_view s, const Source& where,
+                                            Diagnostics& d);
+// ETS bandwidth per traffic class ("0:50 3:50"): percents summing to 100, the classes not
+// named 0 (mlx5 en_dcbnl.c mlx5e_dbcnl_validate_ets refuses any other sum).
+std::optional<std::array<uint8_t, 8>> parse_dcb_tc_bw(std::string_view s, const Source& where,
+                                                      Diagnostics& d);
+// Priority to traffic class ("3:3 4:3"), each 0..7.
+std::optional<std::map<uint8_t, uint8_t>> parse_dcb_prio_tc(std::string_view s, const Source& where,
+                                                            Diagnostics& d);
+// DSCP to priority ("26:3 46:5"): DSCP 0..63, priority 0..7.
+std::optional<std::map<uint8_t, uint8_t>> parse_dcb_dscp_prio(std::string_view s,
+                                                              const Source& where, Diagnostics& d);
+
+// One key of a DCB setting into `s` (trust, pfc, tc_bw, prio_tc, dscp_prio: the native
+// section's keys and the command line's); an unknown key is an error naming the known.
+void set_dcb_key(DcbSetting& s, std::string_view key, std::string_view value, const Source& where,
+                 Diagnostics& d);
+
 // ---- Addresses and lists -----------------------------------------------------------------
 
 std::optional<IpAddress> parse_ip_address(std::string_view s, const Source& where, Diagnostics& d);

@@ -1,8 +1,10 @@
 // discover(): sysfs everywhere; on the live system links come from rtnetlink (the
 // kernel's own view, with flags and carrier) and ports are completed through libibverbs.
 #include <algorithm>
+#include <cerrno>
 
 #include "provision/inventory/inventory.h"
+#include "provision/kernel/dcbnl.h"
 #include "provision/kernel/rdma_nl.h"
 #include "provision/kernel/rtnl.h"
 #include "provision/kernel/verbs.h"
@@ -78,6 +80,19 @@ void discover_port_netdevs(Inventory& inv) {
         p.netdev = r.netdev;
         if (d.soft_iwarp) d.parent_netdev = r.netdev;
       }
+    }
+  }
+}
+
+void discover_dcb(Inventory& inv, const DcbOps& ops, const std::vector<std::string>& names) {
+  for (auto& n : inv.netdevs) {
+    if (std::find(names.begin(), names.end(), n.name) == names.end()) continue;
+    auto st = ops.get(n.name);
+    if (st) {
+      n.dcb = std::move(*st);
+    } else {
+      n.dcb_errno = st.error().errnum;
+      if (n.dcb_errno != EOPNOTSUPP) inv.notes.push_back(st.error().str());
     }
   }
 }

@@ -13,6 +13,8 @@
 
 namespace rp {
 
+class DcbOps;  // kernel/dcbnl.h
+
 struct RdmaPort {
   unsigned num = 0;
   PortState state = PortState::kUnknown;
@@ -112,6 +114,10 @@ struct NetDev {
   // ipv6_sysctl_register, so /proc/sys/net/ipv6 is absent). A RoCE v2 GID that is not
   // IPv4-mapped cannot be resolved then.
   bool ipv6_off = false;
+  // DCB as DCB netlink shows it, where it was asked (discover_dcb): nullopt when not read
+  // or not readable; dcb_errno says why (EOPNOTSUPP: the driver has no DCB support).
+  std::optional<DcbState> dcb;
+  int dcb_errno = 0;
 };
 
 struct Inventory {
@@ -168,6 +174,11 @@ void enrich_netdevs(const Root& root, Inventory& inv);
 // /sys/module, bound PCI drivers, registered RDMA devices, IPoIB interfaces. After the
 // netdevs are known.
 void discover_presence(const Root& root, Inventory& inv);
+// The DCB state of the interfaces named, through `ops` (the running kernel's DCB netlink,
+// or a stand-in in tests): the ones a configuration sets and, for status, those under
+// RoCE ports. Absent names are skipped.
+void discover_dcb(Inventory& inv, const DcbOps& ops, const std::vector<std::string>& names);
+
 // Port MTUs and state from libibverbs; a note when /dev/infiniband is not usable.
 void discover_verbs(const Root& root, Inventory& inv);
 

@@ -18,17 +18,19 @@ static_assert(
         kAt<ActionKind::kSetRoceMode, SetRoceMode> && kAt<ActionKind::kSetRoceTos, SetRoceTos> &&
         kAt<ActionKind::kCreatePkeyChild, CreatePkeyChild> &&
         kAt<ActionKind::kSetIpoibMode, SetIpoibMode> && kAt<ActionKind::kSetMtu, SetMtu> &&
-        kAt<ActionKind::kLinkUp, LinkUp> && kAt<ActionKind::kAddAddress, AddAddress> &&
-        kAt<ActionKind::kAddRoute, AddRoute> && kAt<ActionKind::kWaitPort, WaitPort> &&
-        kAt<ActionKind::kWaitLink, WaitLink> && kAt<ActionKind::kVerifyPort, VerifyPort> &&
-        kAt<ActionKind::kVerifyPeer, VerifyPeer>,
+        kAt<ActionKind::kDcbEts, SetDcbEts> && kAt<ActionKind::kDcbPfc, SetDcbPfc> &&
+        kAt<ActionKind::kDcbApps, SetDcbApps> && kAt<ActionKind::kLinkUp, LinkUp> &&
+        kAt<ActionKind::kAddAddress, AddAddress> && kAt<ActionKind::kAddRoute, AddRoute> &&
+        kAt<ActionKind::kWaitPort, WaitPort> && kAt<ActionKind::kWaitLink, WaitLink> &&
+        kAt<ActionKind::kVerifyPort, VerifyPort> && kAt<ActionKind::kVerifyPeer, VerifyPeer>,
     "ActionKind and ActionParams list the kinds in the same order");
 
 // The names plan, report, state file and logs use, indexed by ActionKind.
 constexpr std::array<std::string_view, kActionKinds> kNames = {
-    "load-module", "reload-module", "port-type",  "port-mtu",   "soft-link",   "rename",
-    "roce-mode",   "roce-tos",      "pkey-child", "ipoib-mode", "mtu",         "link-up",
-    "address",     "route",         "wait-port",  "wait-link",  "verify-port", "verify-peer",
+    "load-module", "reload-module", "port-type",   "port-mtu",   "soft-link", "rename",
+    "roce-mode",   "roce-tos",      "pkey-child",  "ipoib-mode", "mtu",       "dcb-ets",
+    "dcb-pfc",     "dcb-app",       "link-up",     "address",    "route",     "wait-port",
+    "wait-link",   "verify-port",   "verify-peer",
 };
 
 struct Text {
@@ -63,6 +65,36 @@ Text text(const CreatePkeyChild& p) {
 }
 Text text(const SetIpoibMode& p) { return {p.ifname, std::string(to_string(p.mode))}; }
 Text text(const SetMtu& p) { return {p.ifname, std::to_string(p.mtu)}; }
+std::string pairs_text(const std::map<uint8_t, uint8_t>& m) {
+  std::string out;
+  for (const auto& [a, b] : m)
+    out += (out.empty() ? "" : ",") + std::to_string(a) + ":" + std::to_string(b);
+  return out;
+}
+Text text(const SetDcbEts& p) {
+  std::string w;
+  if (p.tc_bw) {
+    std::map<uint8_t, uint8_t> bw;
+    for (uint8_t tc = 0; tc < 8; ++tc)
+      if ((*p.tc_bw)[tc]) bw[tc] = (*p.tc_bw)[tc];
+    w = "ETS tc_bw " + pairs_text(bw);
+  }
+  if (!p.prio_tc.empty())
+    w += (w.empty() ? "" : ", ") + std::string("prio_tc ") + pairs_text(p.prio_tc);
+  return {p.ifname, w};
+}
+Text text(const SetDcbPfc& p) {
+  DcbState s;
+  s.pfc_en = p.pfc_en;
+  return {p.ifname, "PFC on " + s.pfc_text()};
+}
+Text text(const SetDcbApps& p) {
+  std::string w;
+  if (p.trust) w = "trust " + std::string(to_string(*p.trust));
+  if (!p.dscp_prio.empty())
+    w += (w.empty() ? "" : ", ") + std::string("dscp_prio ") + pairs_text(p.dscp_prio);
+  return {p.ifname, w};
+}
 Text text(const LinkUp& p) { return {p.ifname, "up"}; }
 Text text(const AddAddress& p) { return {p.ifname, p.prefix.str()}; }
 Text text(const AddRoute& p) { return {p.ifname, p.shown()}; }

@@ -6,7 +6,9 @@
 // in ActionKind), a planner beside its executor, and one row in apply/registry.cc.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -87,6 +89,23 @@ struct SetMtu {
   std::string ifname;
   unsigned mtu = 0;
 };
+// DCB (IEEE 802.1Qaz) of an interface over DCB netlink (kernel/dcbnl.h, plan/dcb.cc):
+// ETS, then PFC, then the DSCP priorities and trust; each written as a whole struct built
+// from what the interface shows with the wanted fields changed.
+struct SetDcbEts {
+  std::string ifname;
+  std::optional<std::array<uint8_t, 8>> tc_bw;  // every class ETS, with these shares
+  std::map<uint8_t, uint8_t> prio_tc;           // the priorities moved; the rest as they are
+};
+struct SetDcbPfc {
+  std::string ifname;
+  uint8_t pfc_en = 0;
+};
+struct SetDcbApps {
+  std::string ifname;
+  std::optional<DcbTrust> trust;
+  std::map<uint8_t, uint8_t> dscp_prio;  // wanted DSCP priorities (trust pcp: none at all)
+};
 struct LinkUp {
   std::string ifname;
 };
@@ -128,10 +147,10 @@ struct VerifyPeer {
 };
 
 // The order of the alternatives is the order of ActionKind (checked in action.cc).
-using ActionParams =
-    std::variant<LoadModule, ReloadModule, SetPortType, SetPortMtu, CreateSoftLink, Rename,
-                 SetRoceMode, SetRoceTos, CreatePkeyChild, SetIpoibMode, SetMtu, LinkUp, AddAddress,
-                 AddRoute, WaitPort, WaitLink, VerifyPort, VerifyPeer>;
+using ActionParams = std::variant<LoadModule, ReloadModule, SetPortType, SetPortMtu, CreateSoftLink,
+                                  Rename, SetRoceMode, SetRoceTos, CreatePkeyChild, SetIpoibMode,
+                                  SetMtu, SetDcbEts, SetDcbPfc, SetDcbApps, LinkUp, AddAddress,
+                                  AddRoute, WaitPort, WaitLink, VerifyPort, VerifyPeer>;
 
 enum class ActionKind {
   kLoadModule,
@@ -145,6 +164,9 @@ enum class ActionKind {
   kCreatePkeyChild,
   kSetIpoibMode,
   kSetMtu,
+  kDcbEts,
+  kDcbPfc,
+  kDcbApps,
   kLinkUp,
   kAddAddress,
   kAddRoute,

@@ -139,6 +139,7 @@ void plan_soft_links(PlanBuilder& b);     // plan/soft_links.cc: rxe/siw links
 void plan_roce(PlanBuilder& b);           // plan/roce.cc: rdma_cm RoCE mode and ToS
 void plan_pkey_children(PlanBuilder& b);  // plan/ipoib.cc: P_Key children
 void plan_ipoib(PlanBuilder& b);          // plan/ipoib.cc: IPoIB mode, MTU
+void plan_dcb(PlanBuilder& b);            // plan/dcb.cc: ETS, PFC, DSCP priorities (trust)
 void plan_links_up(PlanBuilder& b);       // plan/network.cc: links up
 void plan_addresses(PlanBuilder& b);      // plan/network.cc: addresses and routes
 void plan_waits(PlanBuilder& b);          // plan/waits.cc: rd.rdma.wait

@@ -24,6 +24,7 @@ void build(PlanBuilder& b) {
   plan_roce(b);
   plan_pkey_children(b);
   plan_ipoib(b);
+  plan_dcb(b);
   plan_links_up(b);
   plan_addresses(b);
   plan_waits(b);

@@ -106,6 +106,31 @@ void interfaces(const Config& c, Out& o) {
     o.add(sec, "", "", l.source);
     if (!l.name.empty()) o.add(sec, "name", l.name, l.source);
   }
+  for (const auto& [ifname, s] : c.dcb) {
+    // As the native section reads them: lists separated by spaces.
+    const std::string sec = "dcb " + ifname;
+    auto pairs = [](const std::map<uint8_t, uint8_t>& m) {
+      std::string out;
+      for (const auto& [a, b] : m)
+        out += (out.empty() ? "" : " ") + std::to_string(a) + ":" + std::to_string(b);
+      return out;
+    };
+    if (s.trust) o.add(sec, "trust", std::string(to_string(s.trust->value)), s.trust->source);
+    if (s.pfc) {
+      std::string prios;
+      for (unsigned p = 0; p < 8; ++p)
+        if (s.pfc->value & (1u << p)) prios += (prios.empty() ? "" : " ") + std::to_string(p);
+      o.add(sec, "pfc", prios.empty() ? "none" : prios, s.pfc->source);
+    }
+    if (s.tc_bw) {
+      std::map<uint8_t, uint8_t> bw;
+      for (uint8_t tc = 0; tc < 8; ++tc)
+        if (s.tc_bw->value[tc]) bw[tc] = s.tc_bw->value[tc];
+      o.add(sec, "tc_bw", pairs(bw), s.tc_bw->source);
+    }
+    if (s.prio_tc) o.add(sec, "prio_tc", pairs(s.prio_tc->value), s.prio_tc->source);
+    if (s.dscp_prio) o.add(sec, "dscp_prio", pairs(s.dscp_prio->value), s.dscp_prio->source);
+  }
   for (const auto& [ifname, list] : c.addresses)
     for (const auto& a : list) o.add("address " + ifname, "address", a.prefix.str(), a.source);
   for (const auto& [ifname, list] : c.routes) {

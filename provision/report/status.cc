@@ -1,5 +1,7 @@
 #include "provision/report/status.h"
 
+#include <cerrno>
+
 #include "provision/base/json.h"
 #include "provision/base/strings.h"
 
@@ -26,6 +28,22 @@ std::string roce_line(const std::string& dev, const RdmaPort& p) {
   }
   return "      RoCE defaults: mode " + or_dash(p.cm_roce_mode) + ", ToS " +
          (p.cm_roce_tos ? std::to_string(*p.cm_roce_tos) : "-") + "\n";
+}
+
+// A RoCE port's interface's DCB (read over DCB netlink on the running system): trust, the
+// lossless priorities, and the priority the port's RoCE v2 traffic goes at
+// (DcbState::roce_priority), which PFC should make lossless.
+std::string dcb_line(const NetDev& n, const RdmaPort& p) {
+  if (n.dcb_errno == EOPNOTSUPP) return "      DCB: none (" + n.name + "'s driver has no DCB)\n";
+  if (!n.dcb) return "";
+  const DcbState& s = *n.dcb;
+  const unsigned tos = p.cm_roce_tos.value_or(0);
+  const auto prio = s.roce_priority(tos);
+  std::string o = "      DCB: trust " + std::string(to_string(s.effective_trust())) + ", PFC on " +
+                  s.pfc_text() + "; RoCE ToS " + std::to_string(tos) + " -> priority " +
+                  (prio ? std::to_string(*prio) : std::string("unknown (the device's DSCP table)"));
+  if (prio && s.pfc_en) o += *s.pfc_en & (1u << *prio) ? " (lossless)" : " (not lossless)";
+  return o + "\n";
 }
 
 // As mlx4_port<N> shows it ("auto (eth)"); "" when it was unreadable.
@@ -77,7 +95,10 @@ std::string status_text(const Inventory& inv) {
           o += "  mtu " + std::to_string(p.active_mtu) + "/" + std::to_string(p.max_mtu);
         }
         o += "  ==> " + or_dash(p.netdev) + "\n";
-        if (p.link_layer == LinkLayer::kEthernet && !d.iwarp()) o += roce_line(d.name, p);
+        if (p.link_layer == LinkLayer::kEthernet && !d.iwarp()) {
+          o += roce_line(d.name, p);
+          if (const NetDev* n = inv.find_netdev(p.netdev)) o += dcb_line(*n, p);
+        }
       }
     }
   }
@@ -153,6 +174,22 @@ std::string status_json(const Inventory& inv) {
       p.cm_roce_mode.empty() ? w.null() : w.value(p.cm_roce_mode);
       w.key("roce_tos");
       p.cm_roce_tos ? w.value(static_cast<uint64_t>(*p.cm_roce_tos)) : w.null();
+      // DCB of the port's interface: null where it was not read or the driver has none.
+      const NetDev* n = inv.find_netdev(p.netdev);
+      w.key("dcb");
+      if (n && n->dcb && p.link_layer == LinkLayer::kEthernet) {
+        const auto prio = n->dcb->roce_priority(p.cm_roce_tos.value_or(0));
+        w.begin_object().field("trust", to_string(n->dcb->effective_trust()));
+        w.key("pfc").begin_array();
+        for (unsigned i = 0; i < 8; ++i)
+          if (n->dcb->pfc_en && (*n->dcb->pfc_en & (1u << i))) w.value(static_cast<uint64_t>(i));
+        w.end_array();
+        w.key("roce_priority");
+        prio ? w.value(static_cast<uint64_t>(*prio)) : w.null();
+        w.end_object();
+      } else {
+        w.null();
+      }
       w.end_object();
     }
     w.end_array();

@@ -99,6 +99,49 @@ TEST(OneParserPerValue, ABadValueGetsTheSameMessageFromEveryReader) {
   }
 }
 
+TEST(OneParserPerValue, DcbSettingsFromTheCommandLineAndTheFile) {
+  // One parser per DCB value (inputs/dcb_values.cc) for rd.rdma.dcb= and [dcb X]; lists
+  // joined with '+' on the command line, spaces in the file.
+  const Outcome c = read({cmdline,
+                          "rd.rdma.dcb=ens1f0np0:trust=dscp,pfc=3+4,tc_bw=0:50+3:50,"
+                          "prio_tc=3:3,dscp_prio=26:3+46:5"});
+  const Outcome f = read({parse_native_conf,
+                          "[dcb ens1f0np0]\ntrust = dscp\npfc = 3 4\ntc_bw = 0:50 3:50\n"
+                          "prio_tc = 3:3\ndscp_prio = 26:3 46:5\n"});
+  for (const Outcome* o : {&c, &f}) {
+    EXPECT_EQ(o->errors, std::vector<std::string>{});
+    ASSERT_EQ(o->cfg.dcb.count("ens1f0np0"), 1u);
+    const DcbSetting& s = o->cfg.dcb.at("ens1f0np0");
+    EXPECT_EQ(s.trust->value, DcbTrust::kDscp);
+    EXPECT_EQ(s.pfc->value, 0x18);
+    EXPECT_EQ(s.tc_bw->value, (std::array<uint8_t, 8>{50, 0, 0, 50, 0, 0, 0, 0}));
+    EXPECT_EQ(s.prio_tc->value, (std::map<uint8_t, uint8_t>{{3, 3}}));
+    EXPECT_EQ(s.dscp_prio->value, (std::map<uint8_t, uint8_t>{{26, 3}, {46, 5}}));
+  }
+  EXPECT_EQ(read({cmdline, "rd.rdma.dcb=ens1f0np0:pfc=none"}).cfg.dcb.at("ens1f0np0").pfc->value,
+            0);
+  const struct {
+    const char* value;
+    const char* message;
+  } kBad[] = {
+      {"trust=vlan", "trust 'vlan' is not pcp or dscp"},
+      {"pfc=8", "PFC priority '8' is not 0..7 (the 802.1p priorities)"},
+      {"pfc=", "PFC priorities are empty (e.g. 3, or none)"},
+      {"tc_bw=0:50+3:40",
+       "tc-bw '0:50+3:40' sums to 90%: the ETS classes' bandwidths must sum to 100 (mlx5 "
+       "refuses any other sum, en_dcbnl.c mlx5e_dbcnl_validate_ets)"},
+      {"tc_bw=8:100", "tc-bw: '8:100' is not <0..7>:<0..100> (e.g. 0:50+3:50)"},
+      {"dscp_prio=64:3", "dscp-prio: '64:3' is not <0..63>:<0..7> (e.g. 26:3)"},
+      {"dscp_prio=26:3+26:4", "dscp-prio: 26 is given twice"},
+      {"prio_tc=3", "prio-tc: '3' is not <0..7>:<0..7> (e.g. 3:3)"},
+      {"speed=100", "unknown DCB setting 'speed' (known: trust, pfc, tc_bw, prio_tc, dscp_prio)"},
+  };
+  for (const auto& b : kBad) {
+    const std::string text = std::string("rd.rdma.dcb=ens1f0np0:") + b.value;
+    EXPECT_EQ(read({cmdline, text.c_str()}).errors, std::vector<std::string>{b.message}) << text;
+  }
+}
+
 TEST(OneParserPerValue, NamesByPciFunctionOrRdmaPortFromTheCommandLineAndTheFile) {
   // One parser (parse_hw_key) for rd.rdma.name= and [name X] match =.
   const struct {

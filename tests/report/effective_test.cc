@@ -58,6 +58,11 @@ name = rxe_fab
 
 [siw eth2]
 
+[dcb ens1f0np0]
+trust = dscp
+pfc = 3 4
+tc_bw = 0:50 3:50
+
 [address stor0]
 address = 10.10.1.1/16
 route = default via 10.10.0.1
@@ -74,7 +79,7 @@ Config merged(Diagnostics& d) {
       "rd.rdma.name=fab0:52:54:00:12:34:56 "
       "rd.rdma.wait=mlx5_0/1 ip=fab0:dhcp root=nfs:10.0.0.1:/srv/root "
       "rd.rdma.name=fab1:pci-0000:af:00.0/2 rd.rdma.name=fab2:mlx5_0/1 "
-      "ifname=mgmt0:52:54:00:00:00:01",
+      "ifname=mgmt0:52:54:00:00:00:01 rd.rdma.dcb=ens1f0np0:dscp_prio=26:3+46:5,prio_tc=3:3",
       cfg, d);
   return cfg;
 }
@@ -124,6 +129,11 @@ TEST(Effective, EveryValueNamesWhereItCameFrom) {
             std::string::npos)
       << s;
   EXPECT_NE(s.find("[pkey ib0 0x0020]  = "), std::string::npos) << s;
+  // DCB: the file's keys beside the command line's, each with its own source.
+  EXPECT_NE(s.find("[dcb ens1f0np0] pfc = 3 4  # " + native), std::string::npos) << s;
+  EXPECT_NE(s.find("[dcb ens1f0np0] dscp_prio = 26:3 46:5  # cmdline: rd.rdma.dcb="),
+            std::string::npos)
+      << s;
   // dracut's parameters are shown, as read, and marked as not ours to set.
   std::string foreign;
   for (const auto& v : effective_values(cfg))
@@ -163,7 +173,7 @@ TEST(Effective, AnInvalidInputSaysWhatItLeavesUndone) {
             "[mlx4 0000:03:00.0], [pfc], [roce *], [roce mlx5_0/1], [ipoib ib0], "
             "[pkey ib0 0x0010], [pkey ib0 0x0020], [name fab0], [name fab1], [name fab2], [name "
             "ibfab0], [rxe eth1], "
-            "[siw eth2], [address stor0], 3 module loads");
+            "[siw eth2], [dcb ens1f0np0], [address stor0], 3 module loads");
   EXPECT_EQ(not_applied_summary(Config{}), "");
 }
 
