@@ -263,6 +263,9 @@ scenario_8-netlink-requests() {
         "the kernel's EEXIST for a second Soft-RoCE device on one interface is explained"
     check_line "$log" 'nl-ops: errno=95 rpd0: cannot set IPoIB mode connected: rpd0 is not an IPoIB interface' \
         "the kernel's EOPNOTSUPP for IPoIB link data on another kind of link is explained"
+    check_line "$log" 'nl-ops: errno=95 eth0: DCB state \(IEEE_GET\): its driver has no DCB support \(no dcbnl_ops\)' \
+        "the kernel's EOPNOTSUPP for DCB on virtio_net is explained"
+    check_line "$RUN_DIR/compare.txt" '== dcb-app-add' "DCB requests were compared (get, PFC, ETS, APP add and delete)"
     check_line "$log" 'E2E-NLMON: plan with rxe_t on eth0: plan: [0-9]+ actions?' "rdma-provision planned with rxe_t already on eth0"
     check_no_line "$log" 'E2E-NLMON: plan with rxe_t on eth0: .*soft-link' "... and planned no second link: it sees rxe_t through RDMA netlink (the kernel would answer EEXIST)"
     check_line "$log" 'E2E-NLMON: first apply: .*soft-link rxe0.*done' "apply created rxe0 on eth0"

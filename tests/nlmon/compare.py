@@ -39,6 +39,10 @@ RTM = {16: "RTM_NEWLINK", 17: "RTM_DELLINK", 18: "RTM_GETLINK", 19: "RTM_SETLINK
        20: "RTM_NEWADDR", 21: "RTM_DELADDR", 22: "RTM_GETADDR",
        24: "RTM_NEWROUTE", 25: "RTM_DELROUTE", 26: "RTM_GETROUTE"}
 RTM_CHANGES = {16, 17, 19, 20, 21, 24, 25}
+# DCB netlink (linux/rtnetlink.h RTM_GETDCB 78, RTM_SETDCB 79; linux/dcbnl.h): every
+# request is compared, gets too (a get is how `dcb pfc set` and rdma-provision start).
+RTM_DCB = {78: "RTM_GETDCB", 79: "RTM_SETDCB"}
+DCB_CMDS = {20: "IEEE_SET", 21: "IEEE_GET", 22: "GDCBX", 23: "SDCBX", 27: "IEEE_DEL"}
 
 # rdma/rdma_netlink.h: RDMA_NL_GET_TYPE(client, op) = client << 10 | op; NLDEV is client 5.
 RDMA_NLDEV = 5
@@ -62,6 +66,12 @@ IFA = {1: ("IFA_ADDRESS", ADDR), 2: ("IFA_LOCAL", ADDR), 3: ("IFA_LABEL", STR),
 RTA = {1: ("RTA_DST", ADDR), 2: ("RTA_SRC", ADDR), 3: ("RTA_IIF", U32), 4: ("RTA_OIF", U32),
        5: ("RTA_GATEWAY", ADDR), 6: ("RTA_PRIORITY", U32), 7: ("RTA_PREFSRC", ADDR),
        15: ("RTA_TABLE", U32)}
+DCB_APP_TABLE = {1: ("DCB_ATTR_IEEE_APP", HEX), 2: ("DCB_ATTR_DCB_APP", HEX)}
+DCB_IEEE = {1: ("DCB_ATTR_IEEE_ETS", HEX), 2: ("DCB_ATTR_IEEE_PFC", HEX),
+            3: ("DCB_ATTR_IEEE_APP_TABLE", DCB_APP_TABLE),
+            11: ("DCB_ATTR_DCB_APP_TRUST_TABLE", {1: ("DCB_ATTR_IEEE_APP", U8),
+                                                  2: ("DCB_ATTR_DCB_APP", U8)})}
+DCB = {1: ("DCB_ATTR_IFNAME", STR), 13: ("DCB_ATTR_IEEE", DCB_IEEE), 14: ("DCB_ATTR_DCBX", U8)}
 NLDEV = {1: ("RDMA_NLDEV_ATTR_DEV_INDEX", U32), 2: ("RDMA_NLDEV_ATTR_DEV_NAME", STR),
          3: ("RDMA_NLDEV_ATTR_PORT_INDEX", U32), 50: ("RDMA_NLDEV_ATTR_NDEV_INDEX", U32),
          51: ("RDMA_NLDEV_ATTR_NDEV_NAME", STR), 65: ("RDMA_NLDEV_ATTR_LINK_TYPE", STR)}
@@ -124,7 +134,7 @@ def flag_names(msg_type, flags, proto):
                       (NLM_F_ECHO, "ECHO")):
         if flags & bit:
             names.append(name)
-    is_get = (proto == NETLINK_ROUTE and msg_type in (18, 22, 26)) or (
+    is_get = (proto == NETLINK_ROUTE and msg_type in (18, 22, 26, 78)) or (
         proto == NETLINK_RDMA and (msg_type & 0x3FF) in (1, 5))
     for bit, name in (GET_FLAGS if is_get else NEW_FLAGS).items():
         if flags & bit:
@@ -165,8 +175,12 @@ class Message:
                 else "rdma(%d,%d)" % (client, op)
             self.attrs = attributes(body, NLDEV)
             return
-        self.name = RTM.get(self.type, "type%d" % self.type)
-        if self.type in (16, 17, 18, 19):
+        self.name = RTM.get(self.type, RTM_DCB.get(self.type, "type%d" % self.type))
+        if self.type in RTM_DCB:
+            f = struct.unpack_from("<BBH", body, 0)
+            self.header = [("dcb_family", f[0]), ("cmd", DCB_CMDS.get(f[1], str(f[1])))]
+            self.attrs = attributes(body[4:], DCB)
+        elif self.type in (16, 17, 18, 19):
             f = struct.unpack_from("<BBHiII", body, 0)
             self.header = [("ifi_family", f[0]), ("ifi_type", f[2]), ("ifi_index", f[3]),
                            ("ifi_flags", "0x%x" % f[4]), ("ifi_change", "0x%x" % f[5])]
@@ -195,7 +209,7 @@ class Message:
             return False
         if self.proto == NETLINK_RDMA:
             return (self.type >> 10) == RDMA_NLDEV and (self.type & 0x3FF) in NLDEV_CHANGES
-        return self.type in RTM_CHANGES
+        return self.type in RTM_CHANGES or self.type in RTM_DCB
 
     def fields(self):
         """What is compared: everything but the length, sequence number and port id."""

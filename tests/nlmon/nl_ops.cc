@@ -13,6 +13,11 @@
 //   nl-ops ipoib-mode IF datagram|connected
 //                                     rtnl_set_ipoib_mode   (exec_ipoib_mode)
 //   nl-ops soft-link rxe|siw NAME IF  rdma_add_soft_link    (exec_soft_link)
+//   nl-ops dcb-get IF                 DcbOps::get           (discover_dcb)
+//   nl-ops dcb-pfc IF MASK            get, then set_pfc     (exec_dcb_pfc)
+//   nl-ops dcb-ets IF BW0/../BW7      get, then set_ets     (exec_dcb_ets)
+//   nl-ops dcb-app-add|dcb-app-del IF DSCP:PRIO
+//                                     add_apps / del_apps   (exec_dcb_apps)
 //
 // Prints "nl-ops: ok" or "nl-ops: errno=N <the error rdma-provision would report>"; exits 0
 // or 1 (2: usage).
@@ -24,6 +29,7 @@
 
 #include "provision/base/result.h"
 #include "provision/base/types.h"
+#include "provision/kernel/dcbnl.h"
 #include "provision/kernel/rdma_nl.h"
 #include "provision/kernel/rtnl.h"
 
@@ -34,7 +40,8 @@ int usage() {
   std::fprintf(stderr,
                "usage: nl-ops rename IF NEW | up IF | down IF | mtu IF N | addr IF PREFIX |\n"
                "       route IF DEST|default GW|- | pkey-child PARENT NAME PKEY [MODE] |\n"
-               "       ipoib-mode IF MODE | soft-link rxe|siw NAME IF\n");
+               "       ipoib-mode IF MODE | soft-link rxe|siw NAME IF | dcb-get IF |\n"
+               "       dcb-pfc IF MASK | dcb-ets IF BW/.../BW | dcb-app-add|dcb-app-del IF D:P\n");
   return 2;
 }
 
@@ -94,6 +101,44 @@ int run(const std::vector<std::string>& a) {
   }
   if (op == "soft-link" && a.size() == 4) {
     return report(rdma_add_soft_link(SoftLinkRequest{a[1], a[2], a[3]}));
+  }
+  // DCB as the executors send it (apply/dcb.cc): PFC and ETS read first and write the
+  // struct as shown with the wanted fields changed (as `dcb pfc set` / `dcb ets set` do);
+  // APP entries without a read (as `dcb app add` / `dcb app del` do).
+  const DcbOps& dcb = kernel_dcb();
+  if (op == "dcb-get" && a.size() == 2) {
+    auto st = dcb.get(a[1]);
+    return report(st ? ok_status() : Status(st.error()));
+  }
+  if (op == "dcb-pfc" && a.size() == 3) {
+    auto st = dcb.get(a[1]);
+    if (!st) return report(st.error());
+    DcbPfcRequest r{static_cast<uint8_t>(std::strtoul(a[2].c_str(), nullptr, 0)), st->pfc_cap,
+                    st->pfc_mbc, st->pfc_delay};
+    return report(dcb.set_pfc(a[1], r));
+  }
+  if (op == "dcb-ets" && a.size() == 3) {
+    auto st = dcb.get(a[1]);
+    if (!st) return report(st.error());
+    DcbEtsRequest r;
+    r.ets_cap = st->ets_cap;
+    r.prio_tc = st->prio_tc;
+    r.tc_tsa.fill(2);  // IEEE_8021QAZ_TSA_ETS
+    size_t at = 0;
+    for (int tc = 0; tc < 8 && at <= a[2].size(); ++tc) {
+      r.tc_bw[tc] = static_cast<uint8_t>(std::strtoul(a[2].c_str() + at, nullptr, 10));
+      at = a[2].find('/', at);
+      if (at == std::string::npos) break;
+      ++at;
+    }
+    return report(dcb.set_ets(a[1], r));
+  }
+  if ((op == "dcb-app-add" || op == "dcb-app-del") && a.size() == 3) {
+    const size_t colon = a[2].find(':');
+    if (colon == std::string::npos) return usage();
+    DcbAppEntry e{5, static_cast<uint8_t>(std::strtoul(a[2].c_str() + colon + 1, nullptr, 10)),
+                  static_cast<uint16_t>(std::strtoul(a[2].c_str(), nullptr, 10))};
+    return report(op == "dcb-app-add" ? dcb.add_apps(a[1], {e}) : dcb.del_apps(a[1], {e}));
   }
   return usage();
 }

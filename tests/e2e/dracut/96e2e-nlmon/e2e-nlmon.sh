@@ -104,6 +104,17 @@ run() {
     # Debian's 6.1 kernel has no siw (CONFIG_RDMA_SIW unset): refused, still compared.
     rpair siw soft_links nothing soft-link siw siw_t eth0 -- rdma link add siw_t type siw netdev eth0
 
+    # DCB (#31) on virtio_net, which has no DCB: the kernel refuses every request alike
+    # (net/dcb/dcbnl.c dcb_doit: EOPNOTSUPP without dcbnl_ops), and each is still captured
+    # and compared. `dcb pfc set` and `dcb ets set` read first, as rdma-provision does, so
+    # only their get reaches the kernel; `dcb app add`/`del` write at once.
+    pair dcb-get nothing nothing dcb-get eth0 -- dcb pfc show dev eth0
+    pair dcb-pfc nothing nothing dcb-pfc eth0 0x08 -- dcb pfc set dev eth0 prio-pfc all:off 3:on
+    pair dcb-ets nothing nothing dcb-ets eth0 50/0/0/50/0/0/0/0 -- \
+        dcb ets set dev eth0 tc-tsa all:ets tc-bw all:0 0:50 3:50
+    pair dcb-app-add nothing nothing dcb-app-add eth0 26:3 -- dcb app add dev eth0 dscp-prio 26:3
+    pair dcb-app-del nothing nothing dcb-app-del eth0 26:3 -- dcb app del dev eth0 dscp-prio 26:3
+
     # rdma-provision itself, twice, where rxe_t already sits on eth0: the plan must see it
     # (RDMA netlink, not a sysfs parent file) and create nothing; the kernel would answer
     # EEXIST to a second link.

@@ -12,7 +12,7 @@ install() {
         b_name=${b##*/}
         inst_simple "$b" "/usr/bin/${b_name//_/-}" || return 1
     done
-    inst_multiple ip rdma strace modprobe sed grep cat sleep
+    inst_multiple ip rdma dcb strace modprobe sed grep cat sleep
     instmods nlmon dummy rdma_rxe ib_ipoib crc32_generic virtio_pci virtio_net
     inst_hook cmdline 99 "$moddir/e2e-nlmon.sh"
 }
