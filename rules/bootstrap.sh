@@ -78,24 +78,27 @@ verify_sha256() {  # file expected
   [[ $got == "$2" ]] || { rm -f "$1"; die "checksum mismatch for $(basename "$1"): expected sha256 $2, got $got (file removed; run again to re-fetch)"; }
 }
 
-# A scratch apt configuration with deb-src lines for one suite, built from the system's own
-# debian.sources, so the system's configuration is never touched.
-apt_src_opts() {  # suite -> prints apt options
-  local suite=$1 dir=$CACHE/apt/$1
+# A scratch apt configuration with deb-src (source packages) or deb (binary packages) lines
+# for one suite, built from the system's own debian.sources, so the system's configuration
+# is never touched.
+apt_suite_opts() {  # deb-src|deb suite -> prints apt options
+  local type=$1 suite=$2 dir=$CACHE/apt/$2
+  [[ $type == deb ]] && dir=$CACHE/apt/bin-$2
   if [[ ! -f $dir/stamp ]]; then
     mkdir -p "$dir/parts" "$dir/lists/partial"
     local src=/etc/apt/sources.list.d/debian.sources
-    [[ -f $src ]] || die "no $src to derive deb-src entries from"
-    awk -v suite="$suite" 'BEGIN { RS = ""; ORS = "\n\n" } NR == 1 {
-        gsub(/Types: deb\n/, "Types: deb-src\n"); sub(/Suites: [^\n]*/, "Suites: " suite); print }' \
+    [[ -f $src ]] || die "no $src to derive $type entries from"
+    awk -v suite="$suite" -v type="$type" 'BEGIN { RS = ""; ORS = "\n\n" } NR == 1 {
+        gsub(/Types: deb\n/, "Types: " type "\n"); sub(/Suites: [^\n]*/, "Suites: " suite); print }' \
       "$src" >"$dir/parts/src.sources"
     apt-get -o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts="$dir/parts" \
       -o Dir::State::Lists="$dir/lists" update -qq >"$dir/update.log" 2>&1 ||
-      { cat "$dir/update.log" >&2; die "apt-get update for deb-src $suite"; }
+      { cat "$dir/update.log" >&2; die "apt-get update for $type $suite"; }
     touch "$dir/stamp"
   fi
   echo "-o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts=$dir/parts -o Dir::State::Lists=$dir/lists"
 }
+apt_src_opts() { apt_suite_opts deb-src "$1"; }
 
 fetch_sources() {  # [kind]: src (default) or e2esrc
   local kind=${1:-src}
@@ -182,6 +185,70 @@ install_zig() {
   mv "$dir.tmp" "$dir"
 }
 
+# ---------------------------------------------------------------- second guest kernel
+# Debian's 6.12 (bookworm-backports, Debian 13's kernel line) beside the machine's 6.1, for
+# the e2e boots (#28): its image and headers packages unpacked into $CACHE/k612/root, never
+# installed here (the harness boots its vmlinuz and gives dracut the module tree with
+# --kmoddir). Plus the kernel's own Soft-iWARP driver, which Debian builds into neither
+# kernel (CONFIG_RDMA_SIW is not set), built out of tree from the source package's
+# drivers/infiniband/sw/siw with its own Makefile, the packaged kernel's compiler (gcc-12,
+# set by the headers' .kernelvariables) and configuration; Debian's patches touch neither
+# drivers/infiniband nor include/rdma, so the upstream tarball's siw is the one it ships.
+K612=$CACHE/k612
+
+fetch_debs() {  # kind: binary packages by exact version, into $CACHE/dl
+  local name ver suite file sha
+  mkdir -p "$CACHE/dl"
+  while read -r name ver suite file sha; do
+    local path=$CACHE/dl/$file
+    if [[ -f $path ]]; then verify_sha256 "$path" "$sha"; continue; fi
+    say "fetching package $name $ver ($suite)"
+    local opts
+    opts=$(apt_suite_opts deb "$suite")
+    (cd "$CACHE/dl" && apt-get $opts download "$name=$ver" >"$CACHE/dl/$name.log" 2>&1) ||
+      { tail -n 5 "$CACHE/dl/$name.log" >&2; die "apt-get download $name=$ver ($suite)"; }
+    [[ -f $path ]] || die "$file was not downloaded (apt-get download $name=$ver)"
+    verify_sha256 "$path" "$sha"
+  done < <(lock_rows "$1")
+}
+
+setup_kernel612() {
+  local want stamp=$K612/stamp
+  want=$(lock_rows e2ekernel; lock_rows e2ekernsrc)
+  if [[ -f $stamp && $(cat "$stamp") == "$want" && -f $K612/kver ]]; then return; fi
+  fetch_debs e2ekernel
+  fetch_sources e2ekernsrc
+  say "unpacking Debian's 6.12 kernel and building its siw.ko out of tree"
+  rm -rf "$K612" && mkdir -p "$K612/root" "$K612/siw"
+  local file
+  while read -r _ _ _ file _; do
+    dpkg-deb -x "$CACHE/dl/$file" "$K612/root" || die "dpkg-deb -x $file"
+  done < <(lock_rows e2ekernel)
+  local kver
+  kver=$(basename "$(ls -d "$K612"/root/lib/modules/*/ | head -n1)")
+  [[ -r $K612/root/boot/vmlinuz-$kver ]] || die "no vmlinuz-$kver in the 6.12 image package"
+  local orig
+  orig=$(lock_rows e2ekernsrc | awk '$4 ~ /orig/ { print $4 }')
+  tar -xJf "$CACHE/dl/$orig" -C "$K612/siw" --strip-components=5 --wildcards \
+    '*/drivers/infiniband/sw/siw/*' || die "extracting drivers/infiniband/sw/siw from $orig"
+  local hdr=$K612/root/usr/src/linux-headers-$kver common
+  common=$(ls -d "$K612"/root/usr/src/linux-headers-*-common | head -n1)
+  # -f: the headers' Makefile includes the common one by its absolute /usr/src path.
+  # CONFIG_RDMA_SIW=m: siw's own Makefile builds it (obj-$(CONFIG_RDMA_SIW)); no BTF for it
+  # (that needs pahole; the module loads without).
+  make -j2 -C "$hdr" -f "$common/Makefile" M="$K612/siw" CONFIG_RDMA_SIW=m \
+    CONFIG_DEBUG_INFO_BTF_MODULES= modules >"$K612/siw/build.log" 2>&1 ||
+    { tail -n 20 "$K612/siw/build.log" >&2; die "building siw.ko for $kver (log: $K612/siw/build.log)"; }
+  local magic
+  magic=$(modinfo -F vermagic "$K612/siw/siw.ko")
+  [[ $magic == "$kver "* ]] || die "siw.ko's vermagic '$magic' is not $kver's"
+  mkdir -p "$K612/root/lib/modules/$kver/updates"
+  strip --strip-debug -o "$K612/root/lib/modules/$kver/updates/siw.ko" "$K612/siw/siw.ko"
+  depmod -b "$K612/root" "$kver" || die "depmod for $kver"
+  echo "$kver" >"$K612/kver"
+  echo "$want" >"$stamp"
+}
+
 mkdir -p "$CACHE"
 install_apt "${BUILD_PKGS[@]}"
 ((WANT_E2E)) && install_apt "${E2E_PKGS[@]}"
@@ -192,5 +259,6 @@ if ((WANT_E2E)); then
   fetch_sources e2esrc
   unpack_sources e2esrc
   build_dracut_ng
+  setup_kernel612
 fi
 say "ready (cache: $CACHE)"

@@ -114,5 +114,18 @@ if [[ $scen != none ]]; then
   add_counts "end-to-end" "$(echo "$e2e" | grep -E '^[0-9]+ passed, [0-9]+ failed$' | tail -n 1)"
 fi
 
+# E2E_SCENARIOS_612: the boots on Debian's 6.12 (bookworm-backports, Debian 13's kernel
+# line), beside 6.1's (default: the shell boot, systemd with rdma-core's 50rdma, the
+# netlink comparison, the port without carrier, the verified peer, and Soft-iWARP end to
+# end with the siw.ko bootstrap builds for it); "none" skips them.
+scen612=${E2E_SCENARIOS_612:-1 7 8 11 16 22}
+if [[ $scen612 != none && $scen != none ]]; then
+  echo "=== end-to-end boots on the 6.12 kernel: E2E_KERNEL=6.12 tests/e2e/run.sh $scen612"
+  # shellcheck disable=SC2086  # scenario names, one per word
+  e2e612=$(E2E_KERNEL=6.12 E2E_NO_BOOTSTRAP=1 bash tests/e2e/run.sh $scen612 2>&1)
+  echo "$e2e612" | grep -v '^[0-9]* passed, [0-9]* failed$'
+  add_counts "end-to-end (6.12)" "$(echo "$e2e612" | grep -E '^[0-9]+ passed, [0-9]+ failed$' | tail -n 1)"
+fi
+
 echo "${total_pass} passed, ${total_fail} failed, ${total_skip} skipped"
 [[ $total_fail -eq 0 ]]

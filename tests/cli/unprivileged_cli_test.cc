@@ -45,8 +45,9 @@ TEST(UnprivilegedStatus, WhatCannotBeReadIsUnknownWithItsPath) {
   auto j = nlohmann::json::parse(json);
   EXPECT_EQ(j["unreadable"]["/sys/class/net/ens1f0np0/mtu"], "Permission denied") << json;
   EXPECT_EQ(j["unreadable"].size(), 4u) << json;
-  for (const auto& n : j["netdevs"])
+  for (const auto& n : j["netdevs"]) {
     if (n["name"] == "ens1f0np0") EXPECT_TRUE(n["mtu"].is_null()) << n;
+  }
 }
 
 }  // namespace

@@ -7,6 +7,11 @@
 
 KVER=${E2E_KVER:-}
 KERNEL=
+# E2E_KERNEL=6.12: Debian's 6.12 from bookworm-backports, unpacked by rules/bootstrap.sh
+# --e2e under .cache/k612 (with the siw.ko built for it) and never installed: dracut gets
+# its module tree with --kmoddir, QEMU its vmlinuz. Default: the machine's 6.1.
+E2E_KERNEL=${E2E_KERNEL:-6.1}
+KMODDIR=
 QEMU_ACCEL=()
 STARTED_PIDS=()   # "timeout" processes wrapping QEMU
 declare -A VM_PID VM_QEMU_PIDFILE
@@ -45,6 +50,16 @@ cleanup_all() {
 
 # --------------------------------------------------------------------- kernel
 pick_kernel() {
+    if [[ $E2E_KERNEL == 6.12 ]]; then
+        local k612=${RDMA_PROVISION_CACHE:-$REPO/.cache}/k612
+        KVER=$(cat "$k612/kver" 2> /dev/null)
+        KERNEL=$k612/root/boot/vmlinuz-$KVER
+        KMODDIR=$k612/root/lib/modules/$KVER
+        [[ -n $KVER && -r $KERNEL && -d $KMODDIR ]] ||
+            die_e2e "no 6.12 kernel under $k612: run rules/bootstrap.sh --e2e"
+        return
+    fi
+    [[ $E2E_KERNEL == 6.1 ]] || die_e2e "E2E_KERNEL=$E2E_KERNEL: 6.1 or 6.12"
     if [[ -z $KVER ]]; then
         local d
         for d in /lib/modules/*-amd64; do [[ -d $d ]] && echo "${d##*/}"; done | sort -V > "$W/kvers"
@@ -256,7 +271,7 @@ build_image() {
     t0=$(now)
     rm -f "$img" "$img.key"
     dracutbasedir=$base "${dracut[@]}" --no-hostonly --no-hostonly-cmdline \
-        --conf "$conf" --confdir "$W/conf.d-empty" --kver "$KVER" --force \
+        --conf "$conf" --confdir "$W/conf.d-empty" --kver "$KVER" ${KMODDIR:+--kmoddir "$KMODDIR"} --force \
         --modules "$modules" "$img" > "$W/logs/build-$name.log" 2>&1 || {
         tail -n 25 "$W/logs/build-$name.log" >&2
         say "image $name: dracut FAILED (log: $W/logs/build-$name.log)"
@@ -468,8 +483,10 @@ boot_pair() {
     wait_vm client || CLIENT_RC=$?
     CLIENT_WALL=$(elapsed "$t0")
     if [[ $with_server == yes ]]; then
-        # The server powers off once the client wrote /client-done; stop it otherwise.
-        wait_for_line server 'E2E-SERVER: client done' 1 > /dev/null && sleep 3
+        # The server powers off once the client wrote /client-done; stop it otherwise. It
+        # looks once a second (guest time, slower under emulation on a loaded host): the
+        # harness gives it 10 s to see the write, which it said within 1 s on an idle one.
+        wait_for_line server 'E2E-SERVER: client done' 10 > /dev/null && sleep 3
         stop_vm server
     fi
 }

@@ -15,14 +15,19 @@ set -uo pipefail
 
 E2E=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$E2E/../.." && pwd)
-W=${E2E_WORK:-$E2E/work}
+# Each guest kernel its own work directory (images, logs, the exported root).
+if [[ ${E2E_KERNEL:-6.1} == 6.1 ]]; then
+    W=${E2E_WORK:-$E2E/work}
+else
+    W=${E2E_WORK:-$E2E/work-$E2E_KERNEL}
+fi
 # shellcheck source=tests/e2e/lib.sh
 . "$E2E/lib.sh"
 
 SCENARIOS=(1-shell-init 2-systemd-init 3-bad-parameter 4-server-absent 5-disabled 6-roce-v1 7-with-50rdma 8-netlink-requests
     9-binary-fault 10-broken-config 11-port-inactive 12-rd-break 13-pxe 14-dhcp
     15-network-manager 16-verify-peer 17-verify-no-listener 18-dracut-ng 19-nm-no-generator
-    20-hca-standin 21-verify-load image)
+    20-hca-standin 21-verify-load 22-siw image)
 declare -A NEEDS=(  # images each one needs
     [1-shell-init]="server client-shell" [2-systemd-init]="server client-systemd"
     [3-bad-parameter]="server client-shell" [4-server-absent]="client-shell"
@@ -37,6 +42,7 @@ declare -A NEEDS=(  # images each one needs
     [19-nm-no-generator]="server client-systemd-nm-nogen"
     [20-hca-standin]="server client-shell-fault"
     [21-verify-load]="server client-shell"
+    [22-siw]="server client-shell-siw"
     [image]="client-shell client-systemd client-shell-without client-shell-rdma-core"
 )
 
@@ -78,6 +84,11 @@ build_images() {  # the images the selected scenarios need
         "$CLIENT_MODULES rdma-provision e2e-client" "${CLIENT_CONF[@]}" || rc=1; }
     [[ $want == *" client-ng-systemd "* ]] && { DRACUT_FLAVOUR=ng build_image client-ng-systemd \
         "$SYSTEMD_MODULES $CLIENT_MODULES rdma-provision e2e-client" "${CLIENT_CONF[@]}" || rc=1; }
+    # Soft-iWARP instead of Soft-RoCE (scenario 22, E2E_KERNEL=6.12: the siw.ko bootstrap
+    # built for it); image-needs told the target's soft driver is siw.
+    [[ $want == *" client-shell-siw "* ]] && { build_image client-shell-siw \
+        "$CLIENT_MODULES rdma-provision e2e-client" \
+        "${CLIENT_CONF[@]/rdma_provision_drivers=rdma_rxe/rdma_provision_drivers=siw}" || rc=1; }
     [[ $want == *" client-shell-rdma-core "* ]] && { build_image client-shell-rdma-core \
         "$CLIENT_MODULES rdma-provision e2e-client" "${CLIENT_CONF[@]/rdma_provision_rdma_core=no/rdma_provision_rdma_core=yes}" || rc=1; }
     return $rc
@@ -650,6 +661,32 @@ scenario_16-verify-peer() {
     check_line "$log" 'NFSROOT: metrics \| rdma_provision_actions\{outcome="checked"\} 2' "... and so in the metrics"
 }
 
+scenario_22-siw() {
+    # Soft-iWARP end to end (#28): the kernel's own siw driver, which Debian builds into no
+    # kernel, built by rules/bootstrap.sh from Debian's 6.12 source package for Debian's
+    # 6.12 kernel (E2E_KERNEL=6.12). Both VMs run iWARP: the server makes siw0 with
+    # iproute2's rdma and exports over NFS/RDMA; the client's rd.rdma.siw makes siw0 on its
+    # NIC, waits for its port, and the peer check connects through rdma_cm (iw_cm: an
+    # iWARP QP is connected over TCP, siw_qp.c), before the root is mounted over
+    # NFS/RDMA, iWARP underneath.
+    local log=$RUN_DIR/client.log
+    if [[ $E2E_KERNEL != 6.12 ]]; then
+        CHECKS+=("FAIL needs E2E_KERNEL=6.12: Debian's $E2E_KERNEL kernel has no siw, and bootstrap builds siw.ko for 6.12 only")
+        CHECK_FAILED=1
+        return
+    fi
+    SERVER_APPEND="e2e.soft=siw e2e.verify-listen=1" boot_pair yes client-shell-siw \
+        "$BOOT $ROOT_RDMA $IP_NIC rd.rdma.siw=$NIC rd.rdma.name=$NIC:$CLI_MAC rd.rdma.wait=siw0/1 rd.rdma.required=1 rd.rdma.verify=peer" 300
+    client_booted_checks
+    check_line "$RUN_DIR/server.log" 'E2E-SERVER: rdma link: .*siw0/1 state ACTIVE' "the server's Soft-iWARP link is up"
+    check_line "$log" 'siw: loading out-of-tree module' "the client's kernel loaded the siw.ko built for it (out of tree: it taints)"
+    check_line "$log" 'rdma-provision: done +soft-link +siw0: .*siw on fabric0' "rdma-provision made the Soft-iWARP link on the named NIC"
+    check_line "$log" 'rdma-provision: (done|already) +wait-port +siw0/1' "... and waited for its port"
+    check_line "$log" "rdma-provision: checked +verify-peer +$SRV_IP:7472: .*via siw0/1 .*RDMA WRITE of 4096 bytes checked by the peer" \
+        "the peer check connected over iWARP (rdma_cm, iw_cm) and the server checked the write"
+    check_line "$RUN_DIR/server.log" 'E2E-SERVER: client done' "the server saw the client's write over NFS/RDMA on iWARP"
+}
+
 scenario_21-verify-load() {
     # The listener as a service under load and faults: the server runs verify --listen
     # --max-sessions 4 --allow 10.77.0.0/28; the client boots as in 16, then from its real
@@ -872,7 +909,12 @@ main() {
                 ;;
         esac
     done
-    ((${#selected[@]})) || selected=("${SCENARIOS[@]}")
+    if ((${#selected[@]} == 0)); then
+        selected=("${SCENARIOS[@]}")
+        # Debian's 6.1 has no siw, nor a siw.ko built for it: all of 6.1's is the others.
+        [[ ${E2E_KERNEL:-6.1} == 6.1 ]] && selected=("${selected[@]/22-siw/}")
+        mapfile -t selected < <(printf '%s\n' "${selected[@]}" | grep .)
+    fi
 
     mkdir -p "$W/logs"
     trap 'cleanup_all' EXIT

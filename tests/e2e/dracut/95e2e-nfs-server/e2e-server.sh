@@ -26,8 +26,14 @@ done
 srv "network interface: '$_nic'"
 run ip addr add "$_ip" dev "$_nic"
 run ip link set "$_nic" up
-run modprobe rdma_rxe
-run rdma link add rxe0 type rxe netdev "$_nic"
+# e2e.soft=siw (scenario 22): Soft-iWARP instead of Soft-RoCE.
+if [ "$(getarg e2e.soft=)" = siw ]; then
+    run modprobe siw
+    run rdma link add siw0 type siw netdev "$_nic"
+else
+    run modprobe rdma_rxe
+    run rdma link add rxe0 type rxe netdev "$_nic"
+fi
 run modprobe nfsd
 run modprobe rpcrdma
 mkdir -p /export /proc/fs/nfsd /var/lib/nfs/v4recovery /run/rpcbind

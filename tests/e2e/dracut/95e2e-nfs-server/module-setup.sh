@@ -8,6 +8,11 @@ depends() { echo base; }
 installkernel() {
     hostonly='' instmods virtio_pci virtio_net rdma_rxe ib_core ib_uverbs rdma_cm rdma_ucm \
         crc32_generic crc32-pclmul nfsd rpcrdma configfs
+    # Soft-iWARP where the kernel has it (the siw.ko bootstrap builds for 6.12, in updates/
+    # of the tree dracut was given: $srcmods, dracut.sh).
+    if [[ -n $(find "$srcmods" -name 'siw.ko*' -print -quit 2> /dev/null) ]]; then
+        hostonly='' instmods siw crc32c_generic
+    fi
 }
 install() {
     inst_multiple ip rdma exportfs rpc.nfsd rpc.mountd rpcbind cp mount umount mkdir touch \
