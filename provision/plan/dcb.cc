@@ -68,7 +68,10 @@ void check_roce_priority(PlanBuilder& b, const NetDev& n, const DcbSetting& s,
 }  // namespace
 
 void plan_dcb(PlanBuilder& b) {
-  for (const auto& [ifname, s] : b.cfg.dcb) {
+  for (const auto& entry : b.cfg.dcb) {
+    // Named references, not structured bindings: the lambda below captures them.
+    const std::string& ifname = entry.first;
+    const DcbSetting& s = entry.second;
     if (empty(s)) continue;
     const Iface* f = b.iface(ifname);
     if (!f) {
