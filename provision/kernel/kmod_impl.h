@@ -96,8 +96,29 @@ struct ModuleLoader::Impl {
       return err;
     }
     ModulePtr m(raw);
+    if (const char* path = kmod_module_get_path(m.get()); path && compressed(path)) {
+      return insert_compressed(path, s.options);
+    }
     return kmod_module_insert_module(m.get(), 0, s.options.c_str());
   }
+
+  // Whether a module file is compressed (Debian's 6.12 ships .ko.xz:
+  // CONFIG_MODULE_COMPRESS_XZ; its 6.1, plain .ko). This libkmod is built without
+  // decompression (rules/third_party/kmod.BUILD), and would hand the compressed bytes to
+  // the kernel, which refuses them (ENOEXEC).
+  static bool compressed(std::string_view path) {
+    for (const char* ext : {".ko.xz", ".ko.zst", ".ko.gz"}) {
+      const std::string_view e(ext);
+      if (path.size() > e.size() && path.substr(path.size() - e.size()) == e) return true;
+    }
+    return false;
+  }
+  // The kernel decompresses it: finit_module(2) with MODULE_INIT_COMPRESSED_FILE
+  // (kernel/module/main.c, where CONFIG_MODULE_DECOMPRESS is set; it shows
+  // /sys/module/compression), as kmod 31 and later do. A kernel without it answers
+  // EINVAL for the flag. 0 or -errno.
+  static int insert_compressed(const char* path, const std::string& options);
+
 
   // delete_module(2) with O_NONBLOCK, the same way. 0 or -errno.
   int remove(const std::string& module) {

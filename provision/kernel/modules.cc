@@ -1,7 +1,10 @@
 #include "provision/kernel/modules.h"
 
+#include <fcntl.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <syslog.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -41,7 +44,19 @@ void capture_log(void* data, int priority, const char* file, int line, const cha
   static_cast<std::vector<KmodMessage>*>(data)->push_back({fn ? fn : "", std::move(text)});
 }
 
+// include/uapi/linux/module.h (Linux 5.17 and later; older headers lack it).
+constexpr unsigned kModuleInitCompressedFile = 4;
+
 }  // namespace
+
+int ModuleLoader::Impl::insert_compressed(const char* path, const std::string& options) {
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -errno;
+  const long rc = ::syscall(SYS_finit_module, fd, options.c_str(), kModuleInitCompressedFile);
+  const int err = rc == 0 ? 0 : -errno;
+  ::close(fd);
+  return err;
+}
 
 ModuleLoader::ModuleLoader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 ModuleLoader::ModuleLoader(ModuleLoader&&) noexcept = default;
