@@ -55,8 +55,8 @@ Outcome exec_verify_peer(ApplyContext& ctx, const Action&, const VerifyPeer& p) 
   }
   auto r = cm_check_peer(PeerCheck{p.address, p.port, kRounds}, until(ctx));
   if (!r) return Outcome::failed(r.error());
-  return Outcome::checked("via " + r->device + "/" + std::to_string(r->port) + " GID " +
-                          r->local_gid + ", RDMA WRITE of " + std::to_string(r->written) +
+  return Outcome::checked("via " + r->device + "/" + std::to_string(r->port) + " " + r->local +
+                          ", RDMA WRITE of " + std::to_string(r->written) +
                           " bytes checked by the peer, " + r->rtt.str() +
                           (r->tries > 1 ? ", after " + std::to_string(r->tries) + " tries" : ""));
 }

@@ -119,7 +119,6 @@ struct ModuleLoader::Impl {
   // EINVAL for the flag. 0 or -errno.
   static int insert_compressed(const char* path, const std::string& options);
 
-
   // delete_module(2) with O_NONBLOCK, the same way. 0 or -errno.
   int remove(const std::string& module) {
     if (options.inserter) return options.inserter->remove(module);

@@ -83,7 +83,9 @@ struct PeerResult {
   unsigned tries = 1;  // resolution and connect are retried on no answer / unreachable
   std::string device;  // the local RDMA device rdma_cm chose by route
   unsigned port = 0;
-  std::string local_gid;
+  // "GID ::ffff:10.77.0.2" (InfiniBand, RoCE), "address 10.77.0.2" (iWARP: rdma_cm
+  // connects it over TCP, and its route has no GID: cma.c cma_resolve_iw_route).
+  std::string local;
   unsigned written = 0;
   Latency rtt;
 };

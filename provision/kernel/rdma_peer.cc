@@ -1,5 +1,6 @@
 // The peer check (cm_check_peer): a connection through rdma_cm to a `verify --listen`,
 // an RDMA WRITE it checks and SEND round trips, retried while the peer does not answer.
+#include <arpa/inet.h>
 #include <infiniband/verbs.h>
 #include <poll.h>
 #include <rdma/rdma_cma.h>
@@ -113,9 +114,21 @@ Result<PeerResult> peer_attempt(const PeerCheck& c, Until resolve_until, Until u
   PeerResult r;
   r.device = id->verbs ? ibv_get_device_name(id->verbs->device) : "?";
   r.port = id->port_num;
-  std::array<uint8_t, 16> sgid{};
-  std::memcpy(sgid.data(), id->route.addr.addr.ibaddr.sgid.raw, 16);
-  r.local_gid = gid_text(sgid);
+  if (id->verbs && id->verbs->device->transport_type == IBV_TRANSPORT_IWARP) {
+    char text[INET6_ADDRSTRLEN] = "?";
+    const sockaddr* src = rdma_get_local_addr(id.get());
+    if (src->sa_family == AF_INET) {
+      ::inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(src)->sin_addr, text, sizeof text);
+    } else if (src->sa_family == AF_INET6) {
+      ::inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(src)->sin6_addr, text,
+                  sizeof text);
+    }
+    r.local = std::string("address ") + text + " (iWARP)";
+  } else {
+    std::array<uint8_t, 16> sgid{};
+    std::memcpy(sgid.data(), id->route.addr.addr.ibaddr.sgid.raw, 16);
+    r.local = "GID " + gid_text(sgid);
+  }
   const std::string local = " (via " + r.device + "/" + std::to_string(r.port) + ")";
 
   Pd pd(ibv_alloc_pd(id->verbs));

@@ -682,7 +682,7 @@ scenario_22-siw() {
     check_line "$log" 'siw: loading out-of-tree module' "the client's kernel loaded the siw.ko built for it (out of tree: it taints)"
     check_line "$log" 'rdma-provision: done +soft-link +siw0: .*siw on fabric0' "rdma-provision made the Soft-iWARP link on the named NIC"
     check_line "$log" 'rdma-provision: (done|already) +wait-port +siw0/1' "... and waited for its port"
-    check_line "$log" "rdma-provision: checked +verify-peer +$SRV_IP:7472: .*via siw0/1 .*RDMA WRITE of 4096 bytes checked by the peer" \
+    check_line "$log" "rdma-provision: checked +verify-peer +$SRV_IP:7472: .*via siw0/1 address ${CLI_IP//./\\.} \\(iWARP\\), RDMA WRITE of 4096 bytes checked by the peer" \
         "the peer check connected over iWARP (rdma_cm, iw_cm) and the server checked the write"
     check_line "$RUN_DIR/server.log" 'E2E-SERVER: client done' "the server saw the client's write over NFS/RDMA on iWARP"
 }
