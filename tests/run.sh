@@ -115,10 +115,10 @@ if [[ $scen != none ]]; then
 fi
 
 # E2E_SCENARIOS_612: the boots on Debian's 6.12 (bookworm-backports, Debian 13's kernel
-# line), beside 6.1's (default: the shell boot, systemd with rdma-core's 50rdma, the
-# netlink comparison, the port without carrier, the verified peer, and Soft-iWARP end to
-# end with the siw.ko bootstrap builds for it); "none" skips them.
-scen612=${E2E_SCENARIOS_612:-1 7 8 11 16 22}
+# line), beside 6.1's (default: the shell boot over Soft-RoCE, the netlink comparison,
+# and Soft-iWARP end to end with the siw.ko bootstrap builds for it; 7, 11 and 16 pass on
+# 6.12 too, left out of CI for its hour: 3.7 minutes); "none" skips them.
+scen612=${E2E_SCENARIOS_612:-1 8 22}
 if [[ $scen612 != none && $scen != none ]]; then
   echo "=== end-to-end boots on the 6.12 kernel: E2E_KERNEL=6.12 tests/e2e/run.sh $scen612"
   # shellcheck disable=SC2086  # scenario names, one per word

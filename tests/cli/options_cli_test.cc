@@ -40,10 +40,11 @@ TEST(OptionsCli, AnOptionOfAnotherCommandIsRefusedNamingOptionAndCommand) {
                      std::string("rdma-provision: status: --config is not an option of status "
                                  "(it takes --root, --json)\n") +
                          kStatusUsage);
-  expect_usage_error("check --json", std::string("rdma-provision: check: --json is not an option "
-                                                 "of check (it takes --root, --config, "
-                                                 "--cmdline, --cmdline-string, --drivers, --network-manager)\n") +
-                                         kCheckUsage);
+  expect_usage_error("check --json",
+                     std::string("rdma-provision: check: --json is not an option "
+                                 "of check (it takes --root, --config, "
+                                 "--cmdline, --cmdline-string, --drivers, --network-manager)\n") +
+                         kCheckUsage);
   expect_usage_error("plan --generic",
                      "rdma-provision: plan: --generic is not an option of plan (it takes --root, "
                      "--config, --cmdline, --cmdline-string, --json)\n"

@@ -7,9 +7,12 @@
 //   - each reply message goes through rtnl's RTM_NEWLINK parser (rtnl.cc parse_link, the
 //     attributes of net/core/rtnetlink.c rtnl_fill_ifinfo) and RDMA netlink's port reply
 //     (rdma_nl.cc rdma_port_reply, drivers/infiniband/core/nldev.c fill_port_info);
+//   - every message's payload after struct dcbmsg also goes through the DCB_CMD_IEEE_GET
+//     reply parser (dcbnl.cc parse_dcb_ieee_reply, net/dcb/dcbnl.c dcbnl_ieee_fill);
 //   - rdma_newlink_answer gives the same datagram as the answer to RDMA_NLDEV_CMD_NEWLINK.
 // The sequence number asked for is the first message's (the kernel echoes the request's).
 // Every answer must stay within the datagram and the errno must be the kernel's range.
+#include <linux/dcbnl.h>
 #include <linux/netlink.h>
 
 #include <cerrno>
@@ -19,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "provision/kernel/dcbnl.h"
 #include "provision/kernel/nl_io.h"
 #include "provision/kernel/rdma_nl.h"
 #include "provision/kernel/rtnl_testing.h"
@@ -43,6 +47,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (auto port = rp::rdma_port_reply(m, h->nlmsg_len)) {
       if (port->device.empty() || port->port == 0) std::abort();
       if (port->device.size() + port->netdev.size() > h->nlmsg_len) std::abort();
+    }
+    const size_t hdr = NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(dcbmsg));
+    if (h->nlmsg_len >= hdr) {
+      const auto dcb = rp::parse_dcb_ieee_reply(m + hdr, h->nlmsg_len - hdr);
+      // DSCP entries only for the 64 code points; a trust table no longer than its bytes.
+      if (!dcb.dscp_prio.empty() && dcb.dscp_prio.rbegin()->first >= 64) std::abort();
+      if (dcb.trust && dcb.trust->size() > h->nlmsg_len) std::abort();
     }
   });
   // The kernel's text comes from the datagram (our own words for a truncated error).

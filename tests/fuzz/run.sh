@@ -24,7 +24,7 @@ out=tests/fuzz/out
 mkdir -p "$out"
 
 base="provision/base/drivers.cc provision/base/root.cc provision/base/modprobe.cc provision/base/result.cc provision/base/source.cc provision/base/strings.cc provision/base/types.cc"
-config="$base provision/config/config.cc provision/inputs/kernel_args.cc provision/inputs/record.cc provision/inputs/text.cc provision/inputs/values.cc provision/inputs/network_values.cc provision/inputs/rdma_values.cc"
+config="$base provision/config/config.cc provision/inputs/kernel_args.cc provision/inputs/record.cc provision/inputs/text.cc provision/inputs/values.cc provision/inputs/network_values.cc provision/inputs/rdma_values.cc provision/inputs/dcb_values.cc"
 declare -A SRCS=(
   [cmdline]="$config provision/inputs/cmdline.cc"
   [native_conf]="$config provision/inputs/native_conf.cc"
@@ -35,7 +35,7 @@ declare -A SRCS=(
   [sysfs_values]="$base"
   [json]="$base provision/base/json.cc"
   [sysfs_tree]="$base provision/inventory/sysfs.cc provision/inventory/inventory.cc provision/inventory/shown.cc"
-  [netlink_replies]="$base provision/kernel/nl_io.cc provision/kernel/rtnl.cc provision/kernel/rtnl_testing.cc provision/kernel/rdma_nl.cc"
+  [netlink_replies]="$base provision/kernel/nl_io.cc provision/kernel/rtnl.cc provision/kernel/rtnl_testing.cc provision/kernel/rdma_nl.cc provision/kernel/dcbnl.cc"
 )
 # netlink_replies links libnl (built by Bazel from Debian's source, uninstrumented: the
 # parsers under test are ours) and compiles against rdma-core's copies of the uapi headers.
