@@ -64,7 +64,10 @@ run_config() {  # name, bazel flags...
 }
 
 run_config host
-run_config musl --config=musl
+# The musl tests in the release's own configuration (-c opt: -Os, NDEBUG): the code they
+# test is the code that ships, and the release binary, the package and the end-to-end
+# images reuse what this run compiles instead of building it a second time.
+run_config musl --config=musl -c opt
 
 echo "=== release binary: bazel test --config=musl -c opt //tests/release:release_test"
 bazel_tests release //tests/release:release_test --config=musl -c opt --test_output=all \

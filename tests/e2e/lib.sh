@@ -236,6 +236,14 @@ prepare_nfsroot() {  # the tiny root the server exports
     cp "$r/etc/os-release" "$r/usr/lib/os-release"
 }
 
+# The images' compression (E2E_INITRD_COMPRESS=none|zstd|gzip|...; E2E_PXE_COMPRESS for
+# the PXE pair, which goes over the emulated network): none by default. Measured on the
+# client-shell image (2 cores): dracut 059's own choice, gzip -9, takes 33.0 s to build
+# (29 of them compressing), zstd 12.0 s, none 3.7 s (89.7 MB; the guests have 1 GiB); the
+# shell boot reached its root at uptime 23.9 s (gzip), 25.6 s (zstd), 23.3 s (none).
+E2E_INITRD_COMPRESS=${E2E_INITRD_COMPRESS:-none}
+E2E_PXE_COMPRESS=${E2E_PXE_COMPRESS:-zstd}
+
 # build_image NAME MODULES CONF_LINES... -> $W/img/NAME.img, rebuilt only when an input changed.
 # DRACUT_FLAVOUR=ng: built by dracut-ng (prepare_dracut_ng_base) instead of the machine's.
 build_image() {
@@ -254,7 +262,7 @@ build_image() {
         printf 'add_drivers+=" virtio_pci virtio_net "\n'
     } > "$conf"
     key=$({
-        echo "$name|$modules|$KVER|$version"
+        echo "$name|$modules|$KVER|$version|$E2E_INITRD_COMPRESS"
         cat "$conf"
         find "$REPO/dracut-module/90rdma-provision" "$E2E/dracut" "$E2E/nfsroot" "$E2E/client.conf" \
             -type f -print0 | sort -z | xargs -0 sha256sum
@@ -268,10 +276,12 @@ build_image() {
         say "image $name: up to date ($(stat -c %s "$img") bytes)"
         return 0
     fi
+    local compress=(--compress="$E2E_INITRD_COMPRESS")
+    [[ $E2E_INITRD_COMPRESS == none ]] && compress=(--no-compress)
     t0=$(now)
     rm -f "$img" "$img.key"
     dracutbasedir=$base "${dracut[@]}" --no-hostonly --no-hostonly-cmdline \
-        --conf "$conf" --confdir "$W/conf.d-empty" --kver "$KVER" ${KMODDIR:+--kmoddir "$KMODDIR"} --force \
+        --conf "$conf" --confdir "$W/conf.d-empty" --kver "$KVER" ${KMODDIR:+--kmoddir "$KMODDIR"} --force "${compress[@]}" \
         --modules "$modules" "$img" > "$W/logs/build-$name.log" 2>&1 || {
         tail -n 25 "$W/logs/build-$name.log" >&2
         say "image $name: dracut FAILED (log: $W/logs/build-$name.log)"

@@ -10,7 +10,8 @@
 # "N passed, N failed". Serial logs: tests/e2e/work/logs/<scenario>/ (the latest run), and a
 # copy of every failed run under tests/e2e/work/failed/. Environment: E2E_ACCEL=tcg|kvm
 # (default: KVM only if a marker boot proves it), E2E_NO_BOOTSTRAP=1 (skip
-# rules/bootstrap.sh --e2e), E2E_KEEP_LOGS=0 (drop the logs of passed scenarios).
+# rules/bootstrap.sh --e2e), E2E_KEEP_LOGS=0 (drop the logs of passed scenarios),
+# E2E_INITRD_COMPRESS and E2E_PXE_COMPRESS (the images' compression, lib.sh).
 set -uo pipefail
 
 E2E=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -72,10 +73,12 @@ build_images() {  # the images the selected scenarios need
     [[ $want == *" client-systemd-nm-nogen "* ]] && { build_image client-systemd-nm-nogen \
         "$SYSTEMD_MODULES ${CLIENT_MODULES/network-legacy/network-manager} rdma-provision e2e-client e2e-no-nm-generator" \
         "${CLIENT_CONF[@]}" || rc=1; }
-    # The PXE pair: the client's image first, then the server that serves it.
-    [[ $want == *" client-pxe "* ]] && { build_image client-pxe "$CLIENT_MODULES rdma-provision e2e-client" \
+    # The PXE pair: the client's image first, then the server that serves it. Both
+    # compressed: iPXE fetches the client's image over the emulated NIC, and the server's
+    # image carries it.
+    [[ $want == *" client-pxe "* ]] && { E2E_INITRD_COMPRESS=$E2E_PXE_COMPRESS build_image client-pxe "$CLIENT_MODULES rdma-provision e2e-client" \
         "${CLIENT_CONF[@]/#rdma_provision_config=*/rdma_provision_config=$E2E/cluster.conf}" || rc=1; }
-    [[ $want == *" server-pxe "* ]] && { prepare_pxe_dir && build_image server-pxe \
+    [[ $want == *" server-pxe "* ]] && { prepare_pxe_dir && E2E_INITRD_COMPRESS=$E2E_PXE_COMPRESS build_image server-pxe \
         "base bash udev-rules e2e-nfs-server" "e2e_nfsroot=$W/nfsroot" "e2e_pxe_dir=$W/pxe" \
         "e2e_verify_bin=$PKG_ROOT/usr/sbin/rdma-provision" \
         "# pxe files: $(cat "$W/pxe"/* | sha256sum | cut -d' ' -f1)" || rc=1; }
@@ -447,6 +450,7 @@ prepare_pxe_dir() {  # $W/pxe: what the server's httpd serves
 #!ipxe
 echo E2E-PXE: \${net0/mac} configured \${net0/ip} by DHCP, boot file \${filename}
 iseq \${net0/mac} $PXE_BROKEN_MAC && goto corrupt ||
+iseq \${net0/mac} $PXE_STRANGER_MAC && goto stranger ||
 kernel http://$SRV_IP/vmlinuz initrd=client.img $PXE_CMDLINE
 initrd http://$SRV_IP/client.img
 echo E2E-PXE: kernel and initramfs loaded over HTTP
@@ -455,6 +459,11 @@ boot
 kernel http://$SRV_IP/vmlinuz initrd=corrupt.img $PXE_CMDLINE
 initrd http://$SRV_IP/corrupt.img
 echo E2E-PXE: kernel and a corrupt initramfs loaded over HTTP
+boot
+:stranger
+kernel http://$SRV_IP/vmlinuz initrd=client.img $PXE_CMDLINE rd.retry=10
+initrd http://$SRV_IP/client.img
+echo E2E-PXE: kernel and initramfs loaded over HTTP
 boot
 EOF
 }
@@ -506,7 +515,7 @@ scenario_13-pxe() {
     # A node the table does not know: the defaults apply, it warns once (two rows are as
     # near its MAC: no guess), and without its row it has no Soft-RoCE device, so the
     # wait the command line names fails at once and the root over RDMA cannot come:
-    # bounded (dracut's retries, rd.retry=30).
+    # bounded (dracut's retries: rd.retry=10 for this node, the last one counts).
     pxe_node stranger "$PXE_STRANGER_MAC" pxe
     log=$RUN_DIR/stranger.log
     check_count "$log" "^\\[ *[0-9.]+\\] rdma-provision: warning: /etc/rdma-provision/rdma-provision.conf: the node table \\(2 rows\\) has no row for this node \\(${PXE_STRANGER_MAC}\\): the defaults apply" 1 \
