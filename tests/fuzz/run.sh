@@ -50,23 +50,19 @@ targets=("$@")
 ((${#targets[@]})) || targets=(cmdline native_conf mlx4_conf modules_conf modprobe_conf ipoib_rules sysfs_values json sysfs_tree netlink_replies)
 runs=${FUZZ_RUNS:--1}
 
-passed=0 failed=0
-for t in "${targets[@]}"; do
-  bin=$out/$t/fuzz
+# Each target builds and runs on its own (FUZZ_JOBS at once, default the number of CPUs):
+# one clang++ and one fuzzer process per target, single-threaded, so two cores halve the
+# smoke run. Each writes its line to $out/<target>/result; they are printed in order.
+fuzz_one() {
+  local t=$1 bin=$out/$1/fuzz extra=$2 done_line rss cov before
+  local result=$out/$t/result
   mkdir -p "$out/$t/corpus"
-  extra=
-  if [[ $t == netlink_replies ]] && ! extra=$(libnl_flags); then
-    echo "fuzz $t: FAILED to build libnl with Bazel"
-    failed=$((failed + 1))
-    continue
-  fi
   # shellcheck disable=SC2086  # word splitting of the source and flag lists is meant
   if ! $CXX -std=c++17 -O1 -g -I. -fsanitize=fuzzer,address,undefined \
       -fno-sanitize-recover=undefined -o "$bin" tests/fuzz/${t}_fuzz.cc ${SRCS[$t]} $extra \
       2>"$out/$t/build.log"; then
-    echo "fuzz $t: FAILED to build (see $out/$t/build.log)"
-    failed=$((failed + 1))
-    continue
+    echo "fuzz $t: FAILED to build (see $out/$t/build.log)" >"$result"
+    return
   fi
   if "$bin" -max_total_time="$secs" -runs="$runs" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
       -artifact_prefix="$out/$t/" "$out/$t/corpus" "tests/fuzz/corpus/$t" \
@@ -74,16 +70,49 @@ for t in "${targets[@]}"; do
     done_line=$(grep -oE 'Done [0-9]+ runs in [0-9]+ second' "$out/$t/run.log" | tail -1)
     rss=$(grep -oE 'rss: [0-9]+Mb' "$out/$t/run.log" | tail -1)
     cov=$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$out/$t/run.log" | tail -1)
-    echo "fuzz $t: ok (${done_line:-no count}s, limit ${secs} s, $cov, peak $rss, ASan+UBSan)"
-    passed=$((passed + 1))
+    echo "fuzz $t: ok (${done_line:-no count}s, limit ${secs} s, $cov, peak $rss, ASan+UBSan)" >"$result"
     if [[ ${FUZZ_MERGE:-0} == 1 ]]; then
       before=$(ls "tests/fuzz/corpus/$t" | wc -l)
       "$bin" -merge=1 -max_len=4096 "tests/fuzz/corpus/$t" "$out/$t/corpus" >"$out/$t/merge.log" 2>&1
-      echo "fuzz $t: corpus in the tree $before -> $(ls "tests/fuzz/corpus/$t" | wc -l) files"
+      echo "fuzz $t: corpus in the tree $before -> $(ls "tests/fuzz/corpus/$t" | wc -l) files" >>"$result"
     fi
   else
-    echo "fuzz $t: FAILED; log and reproducer in $out/$t/"
-    grep -E 'ERROR|SUMMARY|runtime error' "$out/$t/run.log" | head -5
+    {
+      echo "fuzz $t: FAILED; log and reproducer in $out/$t/"
+      grep -E 'ERROR|SUMMARY|runtime error' "$out/$t/run.log" | head -5
+    } >"$result"
+  fi
+}
+
+jobs_max=${FUZZ_JOBS:-$(nproc)}
+for t in "${targets[@]}"; do
+  mkdir -p "$out/$t"
+  rm -f "$out/$t/result"
+  extra=
+  if [[ -z ${SRCS[$t]:-} ]]; then
+    echo "fuzz $t: FAILED: no such target (${!SRCS[*]})" >"$out/$t/result"
+    continue
+  fi
+  if [[ $t == netlink_replies ]] && ! extra=$(libnl_flags); then
+    echo "fuzz $t: FAILED to build libnl with Bazel" >"$out/$t/result"
+    continue
+  fi
+  while (($(jobs -pr | wc -l) >= jobs_max)); do wait -n; done
+  fuzz_one "$t" "$extra" &
+done
+wait
+
+passed=0 failed=0
+for t in "${targets[@]}"; do
+  if [[ -f $out/$t/result ]]; then
+    cat "$out/$t/result"
+    if head -n 1 "$out/$t/result" | grep -q ': ok ('; then
+      passed=$((passed + 1))
+    else
+      failed=$((failed + 1))
+    fi
+  else
+    echo "fuzz $t: FAILED: no result"
     failed=$((failed + 1))
   fi
 done
