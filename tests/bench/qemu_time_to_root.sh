@@ -18,6 +18,7 @@
 #
 #   tests/bench/qemu_time_to_root.sh          # 3 rounds (12 pair boots, about 15 min)
 #   BENCH_ROUNDS=5 tests/bench/qemu_time_to_root.sh
+#   E2E_KERNEL=6.12 BENCH_ROUNDS=5 tests/bench/qemu_time_to_root.sh   # on Debian's 6.12
 #   BENCH_METHODS="A" BENCH_APPEND="systemd.log_target=kmsg" ...   # to look into one method
 #
 # Work directory: tests/e2e/work/bench-root/ (logs per boot, images). The VMs talk only to
@@ -27,7 +28,12 @@ set -uo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 HERE=$REPO/tests/bench
 E2E=$REPO/tests/e2e
-W=${BENCH_ROOT_WORK:-$REPO/tests/e2e/work/bench-root}
+# E2E_KERNEL=6.12: the same on Debian's 6.12 (tests/e2e/lib.sh), in a work directory of its own.
+if [[ ${E2E_KERNEL:-6.1} == 6.1 ]]; then
+    W=${BENCH_ROOT_WORK:-$REPO/tests/e2e/work/bench-root}
+else
+    W=${BENCH_ROOT_WORK:-$REPO/tests/e2e/work/bench-root-$E2E_KERNEL}
+fi
 ROUNDS=${BENCH_ROUNDS:-3}
 # shellcheck source=../e2e/lib.sh
 . "$E2E/lib.sh"
@@ -45,7 +51,9 @@ prepare_nfsroot
 
 present() {  # NAME... -> those this kernel has
     local m out=()
-    for m in "$@"; do modinfo -k "$KVER" -F filename "$m" > /dev/null 2>&1 && out+=("$m"); done
+    local base=()  # 6.12's tree is unpacked, not installed: KMODDIR=<root>/lib/modules/<kver>
+    [[ -n $KMODDIR ]] && base=(-b "${KMODDIR%/lib/modules/*}")
+    for m in "$@"; do modinfo "${base[@]}" -k "$KVER" -F filename "$m" > /dev/null 2>&1 && out+=("$m"); done
     echo "${out[*]}"
 }
 # The guides' module list (as tests/bench/qemu_provision.sh's method B loads it).
