@@ -93,6 +93,17 @@ else
   add_counts unit-security "0 passed, 1 failed"
 fi
 
+echo "=== the mutant list against the tree: tests/mutation/mutants.py list (each mutant's line is there once)"
+# The mutation check itself runs on demand (tests/mutation/run.sh); this keeps its list
+# from going stale unnoticed when a mutated line is rewritten.
+if mut=$(python3 tests/mutation/mutants.py list tests/mutation/mutants.txt 2>&1); then
+  echo "$(echo "$mut" | wc -l) mutants, each found once"
+  add_counts mutant-list "1 passed, 0 failed"
+else
+  echo "$mut" | tail -n 3
+  add_counts mutant-list "0 passed, 1 failed"
+fi
+
 echo "=== fuzzing smoke run: every parser under libFuzzer with ASan+UBSan (tests/fuzz/run.sh)"
 fuzz=$(bash tests/fuzz/run.sh "${FUZZ_SECONDS:-5}" 2>&1)
 echo "$fuzz" | grep -v ' passed, '
