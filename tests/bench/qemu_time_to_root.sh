@@ -29,11 +29,7 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 HERE=$REPO/tests/bench
 E2E=$REPO/tests/e2e
 # E2E_KERNEL=6.12: the same on Debian's 6.12 (tests/e2e/lib.sh), in a work directory of its own.
-if [[ ${E2E_KERNEL:-6.1} == 6.1 ]]; then
-    W=${BENCH_ROOT_WORK:-$REPO/tests/e2e/work/bench-root}
-else
-    W=${BENCH_ROOT_WORK:-$REPO/tests/e2e/work/bench-root-$E2E_KERNEL}
-fi
+W=${BENCH_ROOT_WORK:-$REPO/tests/e2e/work/bench-root$([[ ${E2E_KERNEL:-6.1} == 6.1 ]] || echo "-$E2E_KERNEL")}
 ROUNDS=${BENCH_ROUNDS:-3}
 # shellcheck source=../e2e/lib.sh
 . "$E2E/lib.sh"

@@ -450,8 +450,8 @@ prepare_pxe_dir() {  # $W/pxe: what the server's httpd serves
 #!ipxe
 echo E2E-PXE: \${net0/mac} configured \${net0/ip} by DHCP, boot file \${filename}
 iseq \${net0/mac} $PXE_BROKEN_MAC && goto corrupt ||
-iseq \${net0/mac} $PXE_STRANGER_MAC && goto stranger ||
-kernel http://$SRV_IP/vmlinuz initrd=client.img $PXE_CMDLINE
+iseq \${net0/mac} $PXE_STRANGER_MAC && set extra rd.retry=10 ||
+kernel http://$SRV_IP/vmlinuz initrd=client.img $PXE_CMDLINE \${extra}
 initrd http://$SRV_IP/client.img
 echo E2E-PXE: kernel and initramfs loaded over HTTP
 boot
@@ -459,11 +459,6 @@ boot
 kernel http://$SRV_IP/vmlinuz initrd=corrupt.img $PXE_CMDLINE
 initrd http://$SRV_IP/corrupt.img
 echo E2E-PXE: kernel and a corrupt initramfs loaded over HTTP
-boot
-:stranger
-kernel http://$SRV_IP/vmlinuz initrd=client.img $PXE_CMDLINE rd.retry=10
-initrd http://$SRV_IP/client.img
-echo E2E-PXE: kernel and initramfs loaded over HTTP
 boot
 EOF
 }
@@ -515,7 +510,8 @@ scenario_13-pxe() {
     # A node the table does not know: the defaults apply, it warns once (two rows are as
     # near its MAC: no guess), and without its row it has no Soft-RoCE device, so the
     # wait the command line names fails at once and the root over RDMA cannot come:
-    # bounded (dracut's retries: rd.retry=10 for this node, the last one counts).
+    # bounded (dracut's retries: boot.ipxe gives this node rd.retry=10, and getarg takes
+    # the last one; an unset iPXE setting, \${extra} on the others, expands to nothing).
     pxe_node stranger "$PXE_STRANGER_MAC" pxe
     log=$RUN_DIR/stranger.log
     check_count "$log" "^\\[ *[0-9.]+\\] rdma-provision: warning: /etc/rdma-provision/rdma-provision.conf: the node table \\(2 rows\\) has no row for this node \\(${PXE_STRANGER_MAC}\\): the defaults apply" 1 \
@@ -523,6 +519,7 @@ scenario_13-pxe() {
     check_line "$log" 'rdma-provision: error: failed  wait-port rxe0/1: absent -> ACTIVE: rxe0/1: no such RDMA port is present; none is present  \[cmdline: rd.rdma.wait=rxe0/1\]' \
         "stranger: the wait for what only its row would make fails at once, naming it"
     check_line "$log" 'E2E-RESULT: EMERGENCY' "stranger: no root over RDMA without its row: dracut's emergency path, bounded"
+    check_line "$log" 'Kernel command line: .* rd\.retry=30 .* rd\.retry=10 *$' "stranger: iPXE gave it rd.retry=10 after the usual rd.retry=30"
     for i in 0 1; do
         name=node$i log=$RUN_DIR/node$i.log
         pxe_node "$name" "${PXE_MACS[$i]}" pxe
@@ -534,6 +531,7 @@ scenario_13-pxe() {
         check_line "$log" "rdma-provision: done  soft-link rxe0: .*on ${PXE_NAMES[$i]}.*\\(node table\\)" "$name: its row's Soft-RoCE device"
         check_line "$log" "NFSROOT: root mount: .* / nfs4 .*proto=rdma,port=20049.*clientaddr=${PXE_IPS[$i]//./\\.}," "$name: / is NFS over RDMA from its DHCP address"
         check_line "$log" 'E2E-RESULT: BOOTED' "$name: booted into the NFS root"
+        check_no_line "$log" 'Kernel command line: .*rd\.retry=10' "$name: the stranger's rd.retry=10 is not on its command line"
     done
     times+=("${PXE_NAMES[0]} with -kernel $direct s")
     # The server reports every client once the last one is done, then powers off.
