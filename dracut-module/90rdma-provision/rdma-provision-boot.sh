@@ -1,8 +1,8 @@
 #!/bin/sh
 # rdma-provision-boot: the entry point of 90rdma-provision's systemd units in the initramfs,
 # installed as /sbin/rdma-provision-boot. "early" checks the inputs and writes the naming
-# rules (before udevd), "apply" runs the binary once udev has settled (before the network
-# is configured), "handoff" runs just before switch-root. Exit status 1 means that
+# rules (before udevd), "apply" runs the binary once udev's coldplug has given it what it
+# is asked about (before the network is configured), "handoff" runs just before switch-root. Exit status 1 means that
 # rd.rdma.required asked to stop the boot: the unit's OnFailure= takes over.
 export DRACUT_SYSTEMD=1
 if [ "$1" = early ]; then
@@ -35,15 +35,14 @@ case "$1" in
         rp_early || exit 1
         ;;
     apply)
-        # Coldplug was triggered; wait (bounded) until udev has loaded the drivers and named
-        # the interfaces, so the binary sees the devices it is asked about. It waits for
-        # the ports of rd.rdma.wait itself, within rd.rdma.timeout.
-        udevadm settle --timeout=60 > /dev/null 2>&1 \
-            || warn "rdma-provision: udev did not settle within 60 s; applying anyway"
-        # From here on, a network or RDMA device that udev adds gets its own initqueue run.
-        mkdir -p "$RP_RUN"
-        : > "$RP_RUN/settled"
-        rp_apply || exit 1
+        # Coldplug has been triggered and may still run: the binary looks at the machine
+        # each time udev has handled another interface or device and goes on once what it
+        # is asked about is there and named (or once udev has handled every event: what
+        # is absent then is said), at most 60 s; no `udevadm settle` for the whole
+        # machine first. It marks $RP_RUN/settled before its last look: a network or RDMA
+        # device that udev adds after that gets its own initqueue run. It waits for the
+        # ports of rd.rdma.wait itself, within rd.rdma.timeout.
+        rp_apply "--udev-settle $RP_COLDPLUG_S" || exit 1
         ;;
     handoff)
         rp_handoff || exit 1

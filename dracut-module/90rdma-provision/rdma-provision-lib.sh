@@ -199,16 +199,20 @@ rp_signal_name() {
     esac
 }
 
+# How long the first apply may wait for udev's coldplug (apply --udev-settle), before its
+# own deadline (rd.rdma.timeout) starts.
+RP_COLDPLUG_S=60
+
 # Runs "rdma-provision $1" (a command and its options: "apply", "verify --boot") with a
-# watchdog, its output in $RP_RUN/$2. The binary bounds its own run by
-# rd.rdma.timeout; a process stuck in a system call, or killed, never reports. Past that
+# watchdog, its output in $RP_RUN/$2; $3 seconds more for the watchdog (the coldplug
+# wait). The binary bounds its own run by rd.rdma.timeout; a process stuck in a system call, or killed, never reports. Past that
 # deadline plus RP_GRACE seconds the watchdog kills it (and records that it did); when
 # even SIGKILL does not end it (a task in an uninterruptible sleep), it wakes this shell
 # (SIGUSR1 interrupts wait) and the boot goes on without it. Sets _rp_rc: the exit
 # status, 128+N after signal N, 255 when the process had to be left behind.
 rp_run_bin() {
     rp_state > /dev/null 2>&1 || true  # RP_TIMEOUT from the early step
-    _rp_limit=$((${RP_TIMEOUT:-60} + RP_GRACE))
+    _rp_limit=$((${RP_TIMEOUT:-60} + RP_GRACE + ${3:-0}))
     rm -f "$RP_RUN/watchdog"
     # shellcheck disable=SC2046,SC2086 # $1: the command and its options, split on purpose
     "$RP_BIN" $1 $(rp_cmdline_opt) > "$RP_RUN/$2" 2>&1 &
@@ -246,16 +250,26 @@ rp_record_crash() {
     printf "RP_EXIT_CODE='%s'\nRP_SUMMARY=''\nRP_ERRORS='%s'\n" "$1" "$2" >> "$RP_RUN/state.env"
 }
 
-# One "rdma-provision apply" and the policy for its exit status (0 all done, 1 some action
-# failed, 2 invalid input, 3 deadline; above 128 a signal ended it). The binary reports
-# each action to /dev/kmsg itself.
+# One "rdma-provision apply" (with the options $1: the systemd unit's --udev-settle) and
+# the policy for its exit status (0 all done, 1 some action failed, 2 invalid input, 3
+# deadline; above 128 a signal ended it). The binary reports each action to /dev/kmsg
+# itself.
 rp_apply() {
     mkdir -p "$RP_RUN"
     if [ -e "$RP_RUN/invalid-input" ]; then
         : > "$RP_RUN/initqueue.done"
         return 0
     fi
-    rp_run_bin apply apply.log
+    case ${1:-} in
+        --udev-settle*)
+            rp_run_bin "apply $1" apply.log "$RP_COLDPLUG_S"
+            # The binary marked it before its last look; marked here too if it never got
+            # there (killed), so that later devices still get their runs.
+            mkdir -p "$RP_RUN"
+            : >> "$RP_RUN/settled"
+            ;;
+        *) rp_run_bin apply apply.log ;;
+    esac
     rp_show "$RP_RUN/apply.log"
     rp_state && [ "$RP_ENABLED" = 0 ] && : > "$RP_RUN/disabled"
     : > "$RP_RUN/initqueue.done"

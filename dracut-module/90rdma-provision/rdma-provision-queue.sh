@@ -6,8 +6,9 @@
 # dracut's ifup job for them runs.
 PATH=/usr/sbin:/usr/bin:/sbin:/bin
 
-# With systemd, rdma-provision-apply.service makes the first run after udev settled; until
-# it got there, the devices it will see need no extra run. Checked before sourcing
+# With systemd, rdma-provision-apply.service makes the first run; until it has taken its
+# last look at the machine (apply --udev-settle marks /run/rdma-provision/settled just
+# before it), the devices it will see need no extra run. Checked before sourcing
 # anything: udev settles only when this program has ended, and sourcing dracut-lib.sh
 # costs tenths of a second per event under emulation (tests/bench/qemu_time_to_root.sh).
 # The path is RP_RUN's (rdma-provision-lib.sh).

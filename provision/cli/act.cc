@@ -24,9 +24,13 @@ int cmd_apply(const Options& o) {
   const std::time_t started = std::time(nullptr);
   auto p = prepare(o, "apply");
   if (!p) return kExitUsage;
+  Log log(make_sink(p->root, o.log));
+  if (o.udev_settle) {
+    p = prepare_after_coldplug(o, std::move(*p), log);
+    if (!p) return kExitUsage;
+  }
   const Root& root = p->root;
   const Inputs& in = p->in;
-  Log log(make_sink(root, o.log));
   RunRecord run = start_record(root, started);
   Plan plan = make_plan(in.config, p->inv);
   for (const auto& w : in.diag.warnings) log.warn(w.str());

@@ -35,7 +35,7 @@ const std::vector<Command>& command_table() {
        cmd_plan,
        "the ordered actions apply would take (touches nothing)"},
       {"apply",
-       {"--root", "inputs", "--log", "--metrics"},
+       {"--root", "inputs", "--log", "--metrics", "--udev-settle"},
        cmd_apply,
        "carry out the plan; exit 0 all done, 1 some action failed, 2 invalid input (nothing "
        "applied), 3 deadline"},

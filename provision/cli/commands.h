@@ -63,6 +63,9 @@ struct Prepared {
   Inputs in;
 };
 std::optional<Prepared> prepare(const Options& o, std::string_view command, bool discover = true);
+// apply --udev-settle (coldplug.cc): `p` again once udev's coldplug has given what the
+// plan names, or has ended; said on `log`. Marks kColdplugSeenPath before its last look.
+std::optional<Prepared> prepare_after_coldplug(const Options& o, Prepared p, Log& log);
 // Our own files under the root, replaced atomically (Root::write_file_atomic): those named
 // by --output, --state-env and --metrics; write_run_file's under /run only
 // (Root::check_write). False with `err` said.

@@ -163,6 +163,20 @@ const std::vector<OptionSpec>& option_table() {
          o.max_sessions = n;
          return std::string();
        }},
+      {"--udev-settle", "SECONDS", "",
+       "apply: udev's coldplug may still run (the dracut module starts apply once the "
+       "trigger is sent): wait until every device the plan names is here and udev has "
+       "handled it, or until udev has handled every event (at most SECONDS, 1..3600)",
+       false,
+       [](std::string_view v, Options& o) {
+         unsigned n = 0;
+         auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+         if (ec != std::errc() || end != v.data() + v.size() || n < 1 || n > 3600) {
+           return "--udev-settle: " + quote(v) + " is not a number of seconds from 1 to 3600";
+         }
+         o.udev_settle = n;
+         return std::string();
+       }},
       {"--boot", "", "",
        "verify: what rd.rdma.verify asks once the network is up (the peer check; nothing when "
        "it asks for none); the result also in /run/rdma-provision/verify.{json,env}",

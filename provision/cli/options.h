@@ -34,6 +34,7 @@ struct Options {
   std::string online;                               // verify --boot --online IFACE
   std::vector<IpPrefix> allow;                      // verify --listen --allow
   std::optional<unsigned> max_sessions;             // verify --listen --max-sessions
+  std::optional<unsigned> udev_settle;              // apply --udev-settle
 };
 
 struct OptionSpec {

@@ -112,12 +112,15 @@ std::string present_hint(const std::string& wanted,
 
 void PlanBuilder::absent(const Source& where, const std::string& what, const std::string& noun,
                          const std::string& wanted, const std::vector<Candidate>& present) {
+  plan_.absent.push_back(what + ": no " + noun + " " + wanted + " is present");
   plan_.diag.warn(
       where, what + ": no " + noun + " " + wanted + " is present" + present_hint(wanted, present));
 }
 
 void PlanBuilder::absent_wait(Action a, const std::string& noun, const std::string& wanted,
                               const std::vector<Candidate>& present) {
+  plan_.absent.push_back(std::string(to_string(a.kind())) + " " + a.object() + ": no " + noun +
+                         " " + wanted + " is present");
   a.never = "no such " + noun + " is present" + present_hint(wanted, present);
   add(std::move(a));
 }

@@ -118,6 +118,7 @@ Plan make_plan(const Config& cfg, const Inventory& inv) {
     const auto& rows = cfg.nodes_by_mac.empty() ? cfg.nodes_by_guid : cfg.nodes_by_mac;
     const Source& row = rows.begin()->second.source;
     plan.diag.warn(Source::at(row.origin, row.file), cfg.node_table_unmatched);
+    plan.absent.push_back(cfg.node_table_unmatched);
   }
   validate(cfg, plan.diag);
   PlanBuilder b(cfg, inv, plan);

@@ -22,6 +22,11 @@ struct Plan {
   // Modules of rdma-core's lists left to the real root (the initramfs with
   // [modules] defer on): reported in the state file for the real root.
   std::vector<std::string> deferred_modules;
+  // What the configuration names that the machine does not show (yet), one line each
+  // ("no interface fabric0 is present", the node table's unmatched row): said as warnings
+  // or as actions that never run. While any is listed, an apply that udev's coldplug may
+  // still be feeding waits for it (cli/coldplug.cc); the lines are not said twice.
+  std::vector<std::string> absent;
   Diagnostics diag;  // cross-checks against the machine (errors make the input invalid)
   unsigned timeout_s = 60;
 };

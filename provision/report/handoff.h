@@ -58,6 +58,10 @@ inline constexpr const char* kStateEnvPath = "/run/rdma-provision/state.env";
 // forms: state.json's and state.env's shapes for the verify plan.
 inline constexpr const char* kVerifyPath = "/run/rdma-provision/verify.json";
 inline constexpr const char* kVerifyEnvPath = "/run/rdma-provision/verify.env";
+// Made by `apply --udev-settle` just before its last look at the machine: from then on a
+// device udev adds was not seen by that run, and the dracut module's udev rule
+// (61-rdma-provision.rules, rdma-provision-queue) queues another run for it.
+inline constexpr const char* kColdplugSeenPath = "/run/rdma-provision/settled";
 inline constexpr const char* kRunRulesPath = "/run/udev/rules.d/60-rdma-provision.rules";
 // Options every load of a module picks up: modprobe, udev's kmod builtin and libkmod read
 // /run/modprobe.d (libkmod.c default_config_paths). Written before udev coldplug.

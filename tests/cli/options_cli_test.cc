@@ -89,7 +89,7 @@ TEST(OptionsCli, UnknownOptionsFlagsWithValuesRepeatsAndStrayWords) {
   expect_usage_error("apply --log verbose",
                      "rdma-provision: apply: --log 'verbose' is not one of auto, kmsg, stderr\n"
                      "usage: rdma-provision apply [--root DIR] [inputs] [--log "
-                     "auto|kmsg|stderr] [--metrics FILE]\n");
+                     "auto|kmsg|stderr] [--metrics FILE] [--udev-settle SECONDS]\n");
 }
 
 TEST(OptionsCli, UnknownOrMissingCommandPrintsTheWholeUsage) {
