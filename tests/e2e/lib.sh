@@ -311,16 +311,20 @@ start_vm() {
     # log records everything the guest writes, connected or not.
     [[ $paused == console ]] && serial=(-chardev "socket,id=con0,path=$RUN_DIR/$name.con,server=on,wait=off,logfile=$log" -serial chardev:con0)
     # CLIENT_NIC2=MAC: the client gets a second NIC first on the PCI bus (so it appears and
-    # comes online first), on a UDP port pair of 127.0.0.1 that nothing answers.
-    local nic2=()
+    # comes online first), on a UDP port pair of 127.0.0.1 of its own.
+    # SERVER_NIC2=MAC: the server's end of that pair, after its first NIC on the bus (the
+    # server's script takes the first as its fabric, e2e.aux-ip= addresses this one).
+    local nic2=() srv_nic2=()
+    local aux_net="dgram,id=n1,local.type=inet,local.host=127.0.0.1,local.port=$((lport + 20000)),remote.type=inet,remote.host=127.0.0.1,remote.port=$((rport + 20000))"
     [[ $name == client && -n ${CLIENT_NIC2:-} ]] && nic2=(
-        -netdev "dgram,id=n1,local.type=inet,local.host=127.0.0.1,local.port=$((lport + 20000)),remote.type=inet,remote.host=127.0.0.1,remote.port=$((rport + 20000))"
-        -device "virtio-net-pci,netdev=n1,mac=$CLIENT_NIC2")
+        -netdev "$aux_net" -device "virtio-net-pci,netdev=n1,mac=$CLIENT_NIC2")
+    [[ $name == server && -n ${SERVER_NIC2:-} ]] && srv_nic2=(
+        -netdev "$aux_net" -device "virtio-net-pci,netdev=n1,mac=$SERVER_NIC2")
     timeout --kill-after=5 "$tmo" qemu-system-x86_64 "${QEMU_ACCEL[@]}" \
         -m 1024 -smp 1 -nodefaults -display none -no-reboot \
         "${boot[@]}" "${nic2[@]}" \
         -netdev "dgram,id=n0,local.type=inet,local.host=127.0.0.1,local.port=$lport,remote.type=inet,remote.host=127.0.0.1,remote.port=$rport" \
-        -device "virtio-net-pci,netdev=n0,mac=$mac" \
+        -device "virtio-net-pci,netdev=n0,mac=$mac" "${srv_nic2[@]}" \
         "${serial[@]}" -pidfile "$pidf" "${extra[@]}" \
         < /dev/null > "$RUN_DIR/$name.qemu.log" 2>&1 &
     VM_PID[$name]=$!

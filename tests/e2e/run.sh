@@ -637,11 +637,15 @@ scenario_16-verify-peer() {
     # NFS server of root=), writes into its buffer and times round trips.
     # A second NIC, aux0, sorts first and comes online first with a static address on
     # another segment: dracut sources the online hook for it too, before fabric0 has its
-    # address, and no route leads to the peer then: the check waits for fabric0. (dracut's
-    # setup_net first ARPs the root server on aux0 for 60 s, net-lib.sh: the boot's cost.)
+    # address, and no route leads to the peer then: the check waits for fabric0. dracut's
+    # setup_net ARPs the root server on aux0 (arping -f -w 60, net-lib.sh): the server has a
+    # NIC on that segment (10.77.1.1), and a Linux host answers an ARP request for any of
+    # its addresses on any interface (arp_ignore=0, net/ipv4/arp.c arp_process), so the
+    # ARP is answered at once instead of after 60 s; no route to the peer comes of it.
     local log=$RUN_DIR/client.log
     local aux="ip=10.77.1.2:::$MASK:e2e-client:aux0:none ifname=aux0:52:54:00:77:01:02 bootdev=$NIC"
-    CLIENT_NIC2=52:54:00:77:01:02 SERVER_APPEND="e2e.verify-listen=1" \
+    CLIENT_NIC2=52:54:00:77:01:02 SERVER_NIC2=52:54:00:77:01:01 \
+        SERVER_APPEND="e2e.verify-listen=1 e2e.aux-ip=10.77.1.1/24" \
         boot_pair yes client-shell "$BOOT $ROOT_RDMA $aux $IP_NIC $RDMA_ARGS rd.rdma.required=1 rd.rdma.verify=peer" 300
     client_booted_checks
     check_line "$log" 'rdma-provision: verify: aux0 is online, but the route to the peer 10\.77\.0\.1 does not exist yet: the peer is checked when that interface is online' \

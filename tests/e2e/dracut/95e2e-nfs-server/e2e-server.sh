@@ -26,6 +26,20 @@ done
 srv "network interface: '$_nic'"
 run ip addr add "$_ip" dev "$_nic"
 run ip link set "$_nic" up
+# e2e.aux-ip= (scenario 16): the address of a second NIC on the client's aux segment.
+_aux_ip=$(getarg e2e.aux-ip=)
+if [ -n "$_aux_ip" ]; then
+    _aux=
+    for _t in $(seq 1 100); do
+        for _d in /sys/class/net/*; do
+            [ -e "$_d/device" ] && [ "${_d##*/}" != "$_nic" ] && _aux=${_d##*/} && break 2
+        done
+        sleep 0.1
+    done
+    srv "aux interface: '${_aux:-}'"
+    run ip addr add "$_aux_ip" dev "${_aux:-none}"
+    run ip link set "${_aux:-none}" up
+fi
 # e2e.soft=siw (scenario 22): Soft-iWARP instead of Soft-RoCE.
 if [ "$(getarg e2e.soft=)" = siw ]; then
     run modprobe siw
