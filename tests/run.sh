@@ -130,11 +130,10 @@ fi
 
 # E2E_SCENARIOS_612: the boots on Debian's 6.12 (bookworm-backports, Debian 13's kernel
 # line), beside 6.1's (default: the shell and systemd boots over Soft-RoCE, the netlink
-# comparison, the port without carrier (Soft-RoCE's port state is the kernel's to decide)
-# and Soft-iWARP end to end with the siw.ko bootstrap builds for it, its peer checked;
-# 16 passes on 6.12 too, left out of CI's time: 100 s, 60 of them dracut's ARP on a NIC
-# nothing answers); "none" skips them.
-scen612=${E2E_SCENARIOS_612:-1 7 8 11 22}
+# comparison, the port without carrier (Soft-RoCE's port state is the kernel's to decide),
+# the RDMA path verified against the server's listener over Soft-RoCE, and Soft-iWARP end
+# to end with the siw.ko bootstrap builds for it, its peer checked); "none" skips them.
+scen612=${E2E_SCENARIOS_612:-1 7 8 11 16 22}
 if [[ $scen612 != none && $scen != none ]]; then
   echo "=== end-to-end boots on the 6.12 kernel: E2E_KERNEL=6.12 tests/e2e/run.sh $scen612"
   # shellcheck disable=SC2086  # scenario names, one per word

@@ -89,10 +89,11 @@ std::optional<Prepared> prepare_after_coldplug(const Options& o, Prepared p, Log
       }
     }
   }
-  // From here on a device udev adds is another run's (kColdplugSeenPath); the last look
-  // comes after the mark, so that no device falls between the two.
+  // From here on a device udev adds is another run's (kColdplugSeenPath), unless it was
+  // seen already: the mark lists those of the look before it, which the last look, after
+  // the mark, sees too; so no device falls between the two.
   std::string err;
-  if (!write_run_file(p.root, kColdplugSeenPath, "", err)) log.warn(err);
+  if (!write_run_file(p.root, kColdplugSeenPath, udev_ids(p.inv), err)) log.warn(err);
   auto last = prepare(o, "apply");
   if (!last) return std::nullopt;
   if (!outcome.empty()) {

@@ -19,4 +19,13 @@ std::vector<std::string> udev_pending_interfaces(const Root& root, const Invento
   return out;
 }
 
+std::string udev_ids(const Inventory& inv) {
+  std::string out;
+  for (const auto& n : inv.netdevs) {
+    if (n.ifindex > 0) out += "n" + std::to_string(n.ifindex) + "\n";
+  }
+  for (const auto& d : inv.rdma) out += "+infiniband:" + d.name + "\n";
+  return out;
+}
+
 }  // namespace rp

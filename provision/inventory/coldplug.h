@@ -23,4 +23,10 @@ bool udev_running(const Root& root);
 // Empty when udev does not run.
 std::vector<std::string> udev_pending_interfaces(const Root& root, const Inventory& inv);
 
+// udev's ids (sd-device.c device_get_device_id) of the interfaces and RDMA devices of
+// `inv`, one a line: "n2", "+infiniband:mlx5_0". apply writes them to kColdplugSeenPath
+// (report/handoff.h), so the dracut module's udev rule queues no run for a device apply
+// has seen (its RUN program runs after udev wrote the database file apply waited for).
+std::string udev_ids(const Inventory& inv);
+
 }  // namespace rp

@@ -59,8 +59,9 @@ inline constexpr const char* kStateEnvPath = "/run/rdma-provision/state.env";
 inline constexpr const char* kVerifyPath = "/run/rdma-provision/verify.json";
 inline constexpr const char* kVerifyEnvPath = "/run/rdma-provision/verify.env";
 // Made by `apply --udev-settle` just before its last look at the machine: from then on a
-// device udev adds was not seen by that run, and the dracut module's udev rule
-// (61-rdma-provision.rules, rdma-provision-queue) queues another run for it.
+// device udev adds that it does not list (inventory/coldplug.h udev_ids: the devices that
+// run has seen) gets another run, queued by the dracut module's udev rule
+// (61-rdma-provision.rules, rdma-provision-queue).
 inline constexpr const char* kColdplugSeenPath = "/run/rdma-provision/settled";
 inline constexpr const char* kRunRulesPath = "/run/udev/rules.d/60-rdma-provision.rules";
 // Options every load of a module picks up: modprobe, udev's kmod builtin and libkmod read

@@ -142,9 +142,21 @@ scenario_boot() {  # shared by 1 and 2: the full boot with rd.rdma.required=1
 
 scenario_1-shell-init() { scenario_boot client-shell; }
 
+systemd_apply_checks() {  # the systemd unit's apply (2, 7): no settle of the whole machine
+    local log=$RUN_DIR/client.log
+    check_line "$log" "rdma-provision: udev's coldplug: went on after [0-9.]+ s: everything this plan names is here and udev has handled it" \
+        "apply went on once $NIC was there and named by udev, without waiting for the rest of coldplug"
+    # fabric0's udev RUN program (61-rdma-provision.rules) runs after udev wrote the
+    # database file apply waited for, often after apply's mark: the mark lists the devices
+    # apply saw, so no second run is queued for it.
+    check_count "$log" '^\[ *[0-9.]+\] rdma-provision: summary:' 1 \
+        "one apply in the initramfs: none queued again for the NIC apply had seen"
+}
+
 scenario_2-systemd-init() {
     local log=$RUN_DIR/client.log
     scenario_boot client-systemd
+    systemd_apply_checks
     check_order "$log" 'Finished .*rdma-provision-ea' 'Start(ing|ed) .*systemd-udevd' \
         "rdma-provision-early.service (naming rules) finished before udevd started"
     check_order "$log" 'Finished .*rdma-provision-ap' 'Starting .*dracut-initqueue' \
@@ -251,6 +263,7 @@ scenario_7-with-50rdma() {
     check_line "$W/logs/build-client-systemd-50rdma.log" "rdma-core's 50rdma is in this image too" \
         "the image build says how the two modules share the image"
     scenario_boot client-systemd-50rdma
+    systemd_apply_checks
     check_line "$log" 'NFSROOT: rdma device rxe0 port 1 state: 4: ACTIVE' "rxe0 still has its name after rdma-core's rules ran (NAME_FALLBACK renames by PCI location; rxe has no PCI parent)"
 }
 
