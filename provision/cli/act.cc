@@ -66,7 +66,8 @@ int cmd_preload(const Options& o) {
   if (!p->in.diag.ok()) return kExitOk;  // udev-rules and apply say why, once
   const Plan full = make_plan(p->in.config, p->inv);
   if (!full.enabled || !full.diag.ok()) return kExitOk;
-  const Plan plan = early_module_plan(full);
+  discover_cpu(root, p->inv);
+  const Plan plan = early_module_plan(full, p->inv);
   if (plan.actions.empty()) return kExitOk;
   // Every line says it is this step's, apart from apply's (its summary included).
   Log log([sink = make_sink(root, o.log)](LogLevel l, const std::string& m) {

@@ -133,6 +133,10 @@ struct Inventory {
   std::map<std::string, std::string> shown_present;
   // Parameters of loaded modules that the plan compares (/sys/module/<m>/parameters).
   std::map<std::string, std::string> module_params;  // "mlx4_en.pfctx" -> "8"
+  // The CPU has PCLMULQDQ (/proc/cpuinfo's flags): crc32-pclmul loads only then
+  // (arch/x86/crypto/crc32-pclmul_glue.c: ENODEV without X86_FEATURE_PCLMULQDQ). Read by
+  // discover_cpu() for preload alone.
+  bool cpu_pclmulqdq = false;
   bool configfs_mounted = false;
   bool rdma_cm_configfs = false;  // /sys/kernel/config/rdma_cm exists
   // Running in an initramfs: systemd's and dracut's marker /etc/initrd-release (systemd's
@@ -178,6 +182,10 @@ void discover_presence(const Root& root, Inventory& inv);
 // or a stand-in in tests): the ones a configuration sets and, for status, those under
 // RoCE ports. Absent names are skipped.
 void discover_dcb(Inventory& inv, const DcbOps& ops, const std::vector<std::string>& names);
+
+// The CPU features the preload asks about (Inventory::cpu_pclmulqdq), from the first
+// "flags" line of /proc/cpuinfo (x86: every CPU of a machine lists the same).
+void discover_cpu(const Root& root, Inventory& inv);
 
 // Port MTUs and state from libibverbs; a note when /dev/infiniband is not usable.
 void discover_verbs(const Root& root, Inventory& inv);

@@ -408,6 +408,19 @@ void discover_presence(const Root& root, Inventory& inv) {
   }
 }
 
+void discover_cpu(const Root& root, Inventory& inv) {
+  const std::string info = root.read_or("/proc/cpuinfo", "");
+  for (auto line : split(info, '\n')) {
+    if (!starts_with(line, "flags")) continue;
+    auto colon = line.find(':');
+    if (colon == std::string_view::npos) continue;
+    for (auto f : split_ws(line.substr(colon + 1))) {
+      if (f == "pclmulqdq") inv.cpu_pclmulqdq = true;
+    }
+    return;
+  }
+}
+
 void discover_sysfs(const Root& root, Inventory& inv, Detail detail) {
   discover_rdma(root, inv, detail == Detail::kFull);
   discover_pci(root, inv, detail == Detail::kFull);

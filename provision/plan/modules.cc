@@ -120,7 +120,7 @@ void plan_modules(PlanBuilder& b) {
   }
 }
 
-Plan early_module_plan(const Plan& full) {
+Plan early_module_plan(const Plan& full, const Inventory& inv) {
   Plan out;
   out.enabled = full.enabled;
   out.timeout_s = full.timeout_s;
@@ -134,6 +134,18 @@ Plan early_module_plan(const Plan& full) {
     const auto& l = a.get<LoadModule>();
     if (hardware.count(l.module) || l.pfc) continue;
     out.actions.push_back(a);
+    if (l.module != "rdma_rxe") continue;
+    // The crypto API picks the highest-priority crc32 registered when rxe asks (pclmul
+    // before generic, crypto/api.c crypto_alg_lookup), and requests a module only when
+    // none is: both, where the CPU takes the faster one.
+    std::vector<std::string> crc = {"crc32_generic"};
+    if (inv.cpu_pclmulqdq) crc.push_back("crc32_pclmul");
+    for (const auto& m : crc) {
+      if (inv.module_loaded(m)) continue;
+      out.actions.emplace_back(LoadModule{m, "", std::nullopt}, "not loaded",
+                               "rdma_rxe's crc32 (the kernel asks the crypto API for it when "
+                               "a link is made, rxe_icrc.c)");
+    }
   }
   return out;
 }

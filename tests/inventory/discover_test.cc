@@ -1,6 +1,7 @@
 // Discovery against generated fixture trees: the real sysfs reader, a fake kernel.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -362,6 +363,23 @@ TEST(Discover, AnInterfaceWhoseIpv6IsOff) {
   testing::run("echo 0 > " + root + "/proc/sys/net/ipv6/conf/eth0/disable_ipv6");
   testing::run("rm -r " + root + "/proc/sys/net/ipv6");
   EXPECT_TRUE(discover(Root(root)).find_netdev("eth0")->ipv6_off);
+}
+
+// /proc/cpuinfo as x86 shows it (arch/x86/kernel/cpu/proc.c show_cpuinfo: "flags\t\t: ...").
+TEST(Discover, CpuFlagsFromTheFirstFlagsLine) {
+  const std::string root = testing::temp_dir("cpuinfo");
+  ASSERT_EQ(std::system(("mkdir -p " + root +
+                         "/proc && printf 'processor\t: 0\nflags\t\t: fpu "
+                         "sse2 pclmulqdq aes\n\nprocessor\t: 1\nflags\t\t: fpu\n' > " +
+                         root + "/proc/cpuinfo")
+                            .c_str()),
+            0);
+  Inventory inv;
+  discover_cpu(Root(root), inv);
+  EXPECT_TRUE(inv.cpu_pclmulqdq);
+  Inventory none;
+  discover_cpu(Root(testing::temp_dir("no-cpuinfo")), none);
+  EXPECT_FALSE(none.cpu_pclmulqdq);
 }
 
 }  // namespace

@@ -903,14 +903,36 @@ TEST(EarlyModules, WhatNeedsNoDeviceAndNeverAHardwareDriver) {
   cfg.soft_links["eth0"] = SoftLink{SoftKind::kRxe, "rxe1", src("cmdline: rd.rdma.rxe=eth0:rxe1")};
   const Plan full = make_plan(cfg, inv);
   ASSERT_TRUE(loads(full, "mlx5_ib")) << plan_text(full);
-  const Plan early = early_module_plan(full);
-  std::set<std::string> mods;
-  for (const auto& a : early.actions) {
-    ASSERT_EQ(a.kind(), ActionKind::kLoadModule);
-    EXPECT_TRUE(a.after.empty());
-    mods.insert(a.get<LoadModule>().module);
+  auto early_modules = [&](const Inventory& at) {
+    std::set<std::string> mods;
+    for (const auto& a : early_module_plan(full, at).actions) {
+      EXPECT_EQ(a.kind(), ActionKind::kLoadModule);
+      EXPECT_TRUE(a.after.empty());
+      mods.insert(a.get<LoadModule>().module);
+    }
+    return mods;
+  };
+  // rdma_rxe's crc32, which the kernel would request when the link is made (rxe_icrc.c).
+  EXPECT_EQ(early_modules(inv),
+            (std::set<std::string>{"ib_uverbs", "rdma_cm", "rdma_rxe", "crc32_generic"}))
+      << plan_text(full);
+  // The faster one only where the CPU has PCLMULQDQ (crc32-pclmul_glue.c: ENODEV else).
+  inv.cpu_pclmulqdq = true;
+  EXPECT_EQ(early_modules(inv), (std::set<std::string>{"ib_uverbs", "rdma_cm", "rdma_rxe",
+                                                       "crc32_generic", "crc32_pclmul"}));
+  // Loaded already (or built in): not again.
+  inv.modules.push_back("crc32_generic");
+  inv.modules.push_back("crc32_pclmul");
+  std::sort(inv.modules.begin(), inv.modules.end());  // as discover() keeps them
+  EXPECT_EQ(early_modules(inv), (std::set<std::string>{"ib_uverbs", "rdma_cm", "rdma_rxe"}));
+}
+
+TEST(EarlyModules, NoCrc32WithoutSoftRoce) {
+  Inventory inv = rxe_node();
+  Config cfg = verify_config(VerifySetting::Mode::kPorts);
+  for (const auto& a : early_module_plan(make_plan(cfg, inv), inv).actions) {
+    EXPECT_NE(a.get<LoadModule>().module.substr(0, 5), "crc32") << plan_text(make_plan(cfg, inv));
   }
-  EXPECT_EQ(mods, (std::set<std::string>{"ib_uverbs", "rdma_cm", "rdma_rxe"})) << plan_text(full);
 }
 
 // A plain ConnectX-3's RoCE port has no RoCE v2 GIDs (mlx4 lists them only with
