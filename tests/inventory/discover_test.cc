@@ -380,6 +380,16 @@ TEST(Discover, CpuFlagsFromTheFirstFlagsLine) {
   Inventory none;
   discover_cpu(Root(testing::temp_dir("no-cpuinfo")), none);
   EXPECT_FALSE(none.cpu_pclmulqdq);
+  // QEMU's default CPU (qemu64): flags, but not this one.
+  const std::string qemu = testing::temp_dir("cpuinfo-qemu64");
+  ASSERT_EQ(std::system(("mkdir -p " + qemu + "/proc && printf 'processor\\t: 0\\nflags\\t\\t: " +
+                         "fpu de pse tsc msr pae sse sse2 ssse3 cx16 sse4_1 sse4_2\\n' > " + qemu +
+                         "/proc/cpuinfo")
+                            .c_str()),
+            0);
+  Inventory q;
+  discover_cpu(Root(qemu), q);
+  EXPECT_FALSE(q.cpu_pclmulqdq);
 }
 
 }  // namespace
