@@ -11,6 +11,18 @@
 
 namespace rp {
 
+namespace {
+
+// A whole decimal number from `lo` to `hi`, or nullopt: an option's count or seconds.
+std::optional<unsigned> count_in(std::string_view v, unsigned lo, unsigned hi) {
+  unsigned n = 0;
+  auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (ec != std::errc() || end != v.data() + v.size() || n < lo || n > hi) return std::nullopt;
+  return n;
+}
+
+}  // namespace
+
 const std::vector<OptionSpec>& option_table() {
   static const std::vector<OptionSpec> kOptions = {
       {"--root", "DIR", "",
@@ -154,14 +166,10 @@ const std::vector<OptionSpec>& option_table() {
        "is answered busy and tries again within its time",
        false,
        [](std::string_view v, Options& o) {
-         unsigned n = 0;
-         auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-         if (ec != std::errc() || end != v.data() + v.size() || n < 1 || n > kMaxSessionsLimit) {
-           return "--max-sessions: " + quote(v) + " is not a number from 1 to " +
-                  std::to_string(kMaxSessionsLimit);
-         }
-         o.max_sessions = n;
-         return std::string();
+         o.max_sessions = count_in(v, 1, kMaxSessionsLimit);
+         return o.max_sessions ? std::string()
+                               : "--max-sessions: " + quote(v) + " is not a number from 1 to " +
+                                     std::to_string(kMaxSessionsLimit);
        }},
       {"--udev-settle", "SECONDS", "",
        "apply: udev's coldplug may still run (the dracut module starts apply once the "
@@ -169,13 +177,10 @@ const std::vector<OptionSpec>& option_table() {
        "handled it, or until udev has handled every event (at most SECONDS, 1..3600)",
        false,
        [](std::string_view v, Options& o) {
-         unsigned n = 0;
-         auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-         if (ec != std::errc() || end != v.data() + v.size() || n < 1 || n > 3600) {
-           return "--udev-settle: " + quote(v) + " is not a number of seconds from 1 to 3600";
-         }
-         o.udev_settle = n;
-         return std::string();
+         o.udev_settle = count_in(v, 1, 3600);
+         return o.udev_settle
+                    ? std::string()
+                    : "--udev-settle: " + quote(v) + " is not a number of seconds from 1 to 3600";
        }},
       {"--boot", "", "",
        "verify: what rd.rdma.verify asks once the network is up (the peer check; nothing when "
