@@ -50,18 +50,17 @@ std::string seconds_since(Clock::time_point t) {
 
 std::optional<Prepared> prepare_after_coldplug(const Options& o, Prepared p, Log& log) {
   const auto start = Clock::now();
-  std::string how = "udev was not running";
+  std::string how;  // how udev's end is known
   std::string outcome;
   if (udev_running(p.root)) {
     const unsigned limit = o.udev_settle.value_or(60);
-    auto watch = UdevWatch::open(p.root, p.root.is_live() ? std::optional(limit) : std::nullopt);
+    auto watch = UdevWatch::open(p.root);
     if (!watch) {
       // Without a way to know when udev is done, waiting would be guessing: go on now, and
       // let the queued runs (61-rdma-provision.rules) see what appears later.
       log.warn("udev's coldplug: cannot follow it (" + watch.error().str() +
                "); applying to what is there now");
     } else {
-      how = watch->settle_how();
       const auto deadline = start + std::chrono::seconds(limit);
       for (;;) {
         const auto missing = waiting_for(p);
@@ -69,6 +68,10 @@ std::optional<Prepared> prepare_after_coldplug(const Options& o, Prepared p, Log
           outcome = "everything this plan names is here and udev has handled it";
           break;
         }
+        // Something to wait for: from now on udev's end counts too (no process for the
+        // common boot, where the first look finds everything).
+        if (p.root.is_live()) watch.value().settle(limit);
+        how = watch->settle_how();
         const auto wake = watch.value().wait(deadline);
         if (wake == UdevWatch::Wake::kDeadline) {
           // What is absent the plan says below, once; what udev never got to, here.
@@ -80,7 +83,7 @@ std::optional<Prepared> prepare_after_coldplug(const Options& o, Prepared p, Log
           break;
         }
         if (wake == UdevWatch::Wake::kSettled) {
-          outcome = "udev has handled every event";
+          outcome = "udev has handled every event (" + how + ")";
           break;
         }
         auto again = prepare(o, "apply");
@@ -97,8 +100,7 @@ std::optional<Prepared> prepare_after_coldplug(const Options& o, Prepared p, Log
   auto last = prepare(o, "apply");
   if (!last) return std::nullopt;
   if (!outcome.empty()) {
-    log.info("udev's coldplug: went on after " + seconds_since(start) + ": " + outcome +
-             " (udev's end: " + how + ")");
+    log.info("udev's coldplug: went on after " + seconds_since(start) + ": " + outcome);
   }
   return last;
 }

@@ -37,6 +37,7 @@ struct UdevWatch::Impl {
   int run_watch = -1;   // /run/udev: "data" made, "queue" removed
   int data_watch = -1;  // /run/udev/data, once it exists
   std::string data_dir;
+  Root root{"/"};
   pid_t settle_pid = -1;
   int settle_fd = -1;  // read end of a pipe whose write end only the settle holds
   bool settled = false;
@@ -58,7 +59,7 @@ struct UdevWatch::Impl {
     }
   }
 
-  Status spawn_settle(const Root& root, unsigned seconds) {
+  Status spawn_settle(unsigned seconds) {
     const char* path = nullptr;
     for (const char* p : kUdevadm) {
       if (::access(root.path(p).c_str(), X_OK) == 0) {
@@ -123,8 +124,9 @@ UdevWatch::UdevWatch(UdevWatch&&) noexcept = default;
 UdevWatch& UdevWatch::operator=(UdevWatch&&) noexcept = default;
 UdevWatch::~UdevWatch() = default;
 
-Result<UdevWatch> UdevWatch::open(const Root& root, std::optional<unsigned> settle_s) {
+Result<UdevWatch> UdevWatch::open(const Root& root) {
   auto impl = std::make_unique<Impl>();
+  impl->root = root;
   impl->inotify = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
   if (impl->inotify < 0) return make_error("inotify", "cannot watch /run/udev", errno);
   const std::string run = root.path("/run/udev");
@@ -133,12 +135,13 @@ Result<UdevWatch> UdevWatch::open(const Root& root, std::optional<unsigned> sett
   if (impl->run_watch < 0) return make_error(run, "cannot watch", errno);
   impl->watch_data();  // after the watch on /run/udev: a "data" made in between is seen
   impl->how = "the removal of /run/udev/queue";
-  if (settle_s) {
-    if (auto st = impl->spawn_settle(root, *settle_s); !st) {
-      impl->how += " (" + st.error().str() + ")";
-    }
-  }
   return UdevWatch(std::move(impl));
+}
+
+void UdevWatch::settle(unsigned seconds) {
+  Impl& s = *impl_;
+  if (s.settle_pid > 0 || s.settled || s.how.find("udevadm") != std::string::npos) return;
+  if (auto st = s.spawn_settle(seconds); !st) s.how += " (" + st.error().str() + ")";
 }
 
 const std::string& UdevWatch::settle_how() const { return impl_->how; }

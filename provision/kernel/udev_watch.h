@@ -25,12 +25,14 @@ class UdevWatch {
 
   // Watches <root>/run/udev/data with inotify: udev replaces a device's database file
   // (a temporary file renamed over it, systemd tmpfile-util.c fopen_temporary) once its
-  // rules have run. With `settle_s` (the live system), also runs `udevadm settle
-  // --timeout=<settle_s>` in the background, whose end is kSettled: udevadm first makes
-  // sure udevd has queued every event the kernel sent (its ping over the control socket),
-  // which /run/udev/queue alone cannot tell. Without udevadm, the removal of
-  // /run/udev/queue (udevd's "events are queued" flag) is kSettled.
-  static Result<UdevWatch> open(const Root& root, std::optional<unsigned> settle_s);
+  // rules have run. Until settle() is called, or when udevadm cannot be run, the removal
+  // of /run/udev/queue (udevd's "events are queued" flag) is kSettled.
+  static Result<UdevWatch> open(const Root& root);
+  // Runs `udevadm settle --timeout=<seconds>` in the background (the live system), whose
+  // end is kSettled from then on: udevadm first makes sure udevd has queued every event the
+  // kernel sent (its ping over the control socket), which /run/udev/queue alone cannot
+  // tell. Once; a udevadm that cannot be run is said by settle_how().
+  void settle(unsigned seconds);
   UdevWatch(UdevWatch&&) noexcept;
   UdevWatch& operator=(UdevWatch&&) noexcept;
   ~UdevWatch();  // a settle still running is killed and reaped
