@@ -115,9 +115,9 @@ client_booted_checks() {  # the network root was reached and is what it must be
 }
 
 # ---------------------------------------------------------------- scenarios
-scenario_boot() {  # shared by 1 and 2: the full boot with rd.rdma.required=1
+scenario_boot() {  # IMAGE [MORE ARGS]: shared by 1, 2 and 7: the full boot with rd.rdma.required=1
     local img=$1 log=$RUN_DIR/client.log
-    boot_pair yes "$img" "$BOOT $ROOT_RDMA $IP_NIC $RDMA_ARGS rd.rdma.required=1" 300
+    boot_pair yes "$img" "$BOOT $ROOT_RDMA $IP_NIC $RDMA_ARGS rd.rdma.required=1${2:+ $2}" 300
     client_booted_checks
     check_line "$log" 'NFSROOT: configfs rxe0/1 default_roce_mode: RoCE v2' "RoCE mode in configfs"
     check_line "$log" 'NFSROOT: configfs rxe0/1 default_roce_tos: 106' "RoCE ToS in configfs"
@@ -144,8 +144,15 @@ scenario_1-shell-init() { scenario_boot client-shell; }
 
 systemd_apply_checks() {  # the systemd unit's apply (2, 7): no settle of the whole machine
     local log=$RUN_DIR/client.log
-    check_line "$log" "rdma-provision: udev's coldplug: went on after [0-9.]+ s: everything this plan names is here and udev has handled it" \
-        "apply went on once $NIC was there and named by udev, without waiting for the rest of coldplug"
+    if [[ ${1:-} == absent ]]; then
+        check_line "$log" "rdma-provision: udev's coldplug: went on after [0-9.]+ s: udev has handled every event \(/usr/bin/udevadm settle --timeout=60\)" \
+            "mlx5_0 named and absent: apply waited for udev's end (its background udevadm settle), not for the deadline"
+        check_count "$log" '^\[ *[0-9.]+\] rdma-provision: warning: cmdline: rd\.rdma\.roce=mlx5_0/1:v2: RoCE defaults: no RoCE port mlx5_0/1 is present' 1 \
+            "... then said it absent, once"
+    else
+        check_line "$log" "rdma-provision: udev's coldplug: went on after [0-9.]+ s: everything this plan names is here and udev has handled it" \
+            "apply went on once $NIC was there and named by udev, without waiting for the rest of coldplug"
+    fi
     # fabric0's udev RUN program (61-rdma-provision.rules) runs after udev wrote the
     # database file apply waited for, often after apply's mark: the mark lists the devices
     # apply saw, so no second run is queued for it.
@@ -262,8 +269,10 @@ scenario_7-with-50rdma() {
     check_line "$l" 'udev/rules\.d/61-rdma-provision\.rules$' "ours: 61-rdma-provision.rules, after rdma-core's 60- rules"
     check_line "$W/logs/build-client-systemd-50rdma.log" "rdma-core's 50rdma is in this image too" \
         "the image build says how the two modules share the image"
-    scenario_boot client-systemd-50rdma
-    systemd_apply_checks
+    # The command line also names a card this node lacks (the same image on another
+    # node): apply waits for udev's end for it, says it absent, and the boot goes on.
+    scenario_boot client-systemd-50rdma rd.rdma.roce=mlx5_0/1:v2
+    systemd_apply_checks absent
     check_line "$log" 'NFSROOT: rdma device rxe0 port 1 state: 4: ACTIVE' "rxe0 still has its name after rdma-core's rules ran (NAME_FALLBACK renames by PCI location; rxe has no PCI parent)"
 }
 
