@@ -2,8 +2,9 @@
 # rdma-provision-boot: the entry point of 90rdma-provision's systemd units in the initramfs,
 # installed as /sbin/rdma-provision-boot. "early" checks the inputs and writes the naming
 # rules (before udevd), "apply" runs the binary once udev's coldplug has given it what it
-# is asked about (before the network is configured), "handoff" runs just before switch-root. Exit status 1 means that
-# rd.rdma.required asked to stop the boot: the unit's OnFailure= takes over.
+# is asked about (before the network is configured), "handoff" runs just before
+# switch-root. Exit status 1 means that rd.rdma.required asked to stop the boot: the
+# unit's OnFailure= takes over.
 export DRACUT_SYSTEMD=1
 if [ "$1" = early ]; then
     type getarg > /dev/null 2>&1 || . /lib/dracut-lib.sh

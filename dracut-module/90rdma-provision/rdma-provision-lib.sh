@@ -205,8 +205,8 @@ RP_COLDPLUG_S=60
 
 # Runs "rdma-provision $1" (a command and its options: "apply", "verify --boot") with a
 # watchdog, its output in $RP_RUN/$2; $3 seconds more for the watchdog (the coldplug
-# wait). The binary bounds its own run by rd.rdma.timeout; a process stuck in a system call, or killed, never reports. Past that
-# deadline plus RP_GRACE seconds the watchdog kills it (and records that it did); when
+# wait). The binary bounds its own run by rd.rdma.timeout; a process stuck in a system
+# call, or killed, never reports. Past that deadline plus RP_GRACE seconds the watchdog kills it (and records that it did); when
 # even SIGKILL does not end it (a task in an uninterruptible sleep), it wakes this shell
 # (SIGUSR1 interrupts wait) and the boot goes on without it. Sets _rp_rc: the exit
 # status, 128+N after signal N, 255 when the process had to be left behind.
