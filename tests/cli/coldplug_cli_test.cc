@@ -49,6 +49,17 @@ ApplyRun run_apply(const std::string& setup, const std::string& args, const std:
   return r;
 }
 
+// How long apply says it waited ("udev's coldplug: went on after 0.52 s: ..."), or -1.
+// The test holds udev's files back for half a second after starting apply, so a wait that
+// ended on them lasts nearly that long however slow the machine (a slower start of apply
+// only shortens it: the bounds below leave it a quarter of a second); one that did not
+// wait lasts a few milliseconds.
+double waited(const std::string& out) {
+  const std::string mark = "udev's coldplug: went on after ";
+  const size_t at = out.find(mark);
+  return at == std::string::npos ? -1 : std::stod(out.substr(at + mark.size()));
+}
+
 // udevd handles an interface: its database file appears by a rename, as udevd writes it.
 std::string handled(int ifindex) {
   const std::string n = "$R/run/udev/data/n" + std::to_string(ifindex);
@@ -65,6 +76,7 @@ TEST(Coldplug, WaitsUntilUdevHasHandledTheInterfacesAndNoLonger) {
                          handled(2) + handled(3));
   EXPECT_FALSE(r.ended_before_udev) << r.out;
   EXPECT_FALSE(r.marked_before_udev) << r.out;
+  EXPECT_GE(waited(r.out), 0.25) << r.out;
   EXPECT_NE(r.out.find("udev's coldplug: went on after "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("everything this plan names is here and udev has handled it"),
             std::string::npos)
@@ -84,6 +96,7 @@ TEST(Coldplug, OneInterfaceLeftKeepsItWaiting) {
                 handled(2) + "sleep 0.5; [ -e $D/rc ] && echo ENDED-EARLY; rm $R/run/udev/queue");
   EXPECT_FALSE(r.ended_before_udev) << r.out;
   EXPECT_NE(r.out.find("udev has handled every event"), std::string::npos) << r.out;
+  EXPECT_GE(waited(r.out), 0.75) << r.out;  // the queue went after a second
 }
 
 TEST(Coldplug, WhatIsAbsentWaitsForUdevsEndAndIsThenSaid) {
@@ -92,6 +105,7 @@ TEST(Coldplug, WhatIsAbsentWaitsForUdevsEndAndIsThenSaid) {
                          "rm $R/run/udev/queue");
   EXPECT_FALSE(r.ended_before_udev) << r.out;
   EXPECT_NE(r.out.find("udev has handled every event"), std::string::npos) << r.out;
+  EXPECT_GE(waited(r.out), 0.25) << r.out;
   EXPECT_NE(r.out.find("RoCE defaults: no RoCE port mlx5_7/1 is present"), std::string::npos)
       << r.out;
   EXPECT_EQ(r.rc, 0) << r.out;
