@@ -723,9 +723,10 @@ scenario_22-siw() {
 scenario_21-verify-load() {
     # The listener as a service under load and faults: the server runs verify --listen
     # --max-sessions 4 --allow 10.77.0.0/28; the client boots as in 16, then from its real
-    # root (nfsroot/init, e2e.load=1) sends 10 clients in a row, 2 silent ones holding
-    # sessions past the 15 s deadline, one killed mid-check, short and garbage hellos, one
-    # from outside --allow, 8 at once (beyond the cap: busy, retried), then 4 more at once.
+    # root (nfsroot/init, e2e.load=1) sends 10 clients in a row, one killed mid-check, short
+    # and garbage hellos, one from outside --allow; then 2 silent ones (held past the 15 s
+    # deadline) and 2 hanging ones take all 4 sessions, a valid hello must be answered busy,
+    # 8 start at once (busy, retried once the hanging two are killed), then 4 more at once.
     local log=$RUN_DIR/client.log srv=$RUN_DIR/server.log
     SERVER_APPEND="e2e.verify-listen=load" \
         boot_pair yes client-shell "$BOOT $ROOT_RDMA $IP_NIC $RDMA_ARGS rd.rdma.required=1 rd.rdma.verify=peer e2e.load=1" 300
@@ -744,10 +745,12 @@ scenario_21-verify-load() {
     check_line "$log" 'NFSROOT: load: verify_fault garbage: rejected \(reason 28, plain\)' "garbage private data: a plain reject"
     check_line "$log" 'NFSROOT: load: outside --allow: verify_fault hello: rejected \(reason 28, plain\)' "a source outside --allow: a plain reject"
     check_line "$srv" 'E2E-SERVER: rdma-provision: verify: 10\.77\.0\.50: not in --allow: rejected' "... which the listener names"
-    check_line "$log" 'NFSROOT: load: silent: verify_fault silent:20: established' "two silent clients held sessions"
+    n=$(grep -cE 'NFSROOT: load: (silent: verify_fault silent:20|holding: verify_fault hang): established' "$log")
+    check_true "$([[ $n -eq 4 ]]; echo $?)" "two silent and two hanging clients held all 4 sessions ($n established)"
+    check_line "$log" 'NFSROOT: load: at the cap: verify_fault hello: rejected \(reason 28, busy\)' "a valid hello at the cap: answered busy"
+    check_line "$srv" 'E2E-SERVER: rdma-provision: verify: 10\.77\.0\.2: busy \(at --max-sessions\): asked to retry' "... which the listener names"
     n=$(grep -cE 'NFSROOT: load: client burst[0-9]+ passed' "$log")
-    check_true "$([[ $n -eq 8 ]]; echo $?)" "8 clients at once beyond the cap all passed ($n)"
-    check_line "$srv" 'E2E-SERVER: rdma-provision: verify: 10\.77\.0\.2: busy \(at --max-sessions\): asked to retry' "the listener answered busy at its cap"
+    check_true "$([[ $n -eq 8 ]]; echo $?)" "8 clients at once at the cap, retried once the hanging two were killed, all passed ($n)"
     check_line "$srv" 'E2E-SERVER: rdma-provision: verify: 10\.77\.0\.2: no end within 15 s \(client silent or gone\): closed' "silent sessions closed at the 15 s deadline"
     n=$(grep -cE 'NFSROOT: load: client after[0-9]+ passed' "$log")
     check_true "$([[ $n -eq 4 ]]; echo $?)" "4 well-behaved clients after the faults passed ($n)"
@@ -761,6 +764,7 @@ scenario_21-verify-load() {
     after=$(grep -m1 'E2E-SERVER: listener after: VmRSS' "$srv")
     rss0=$(sed -nE 's/.*VmRSS: ([0-9]+) kB.*/\1/p' <<< "$before") fd0=${before##*fds }
     rss1=$(sed -nE 's/.*VmRSS: ([0-9]+) kB.*/\1/p' <<< "$after") fd1=${after##*fds }
+    fd0=${fd0%$'\r'} fd1=${fd1%$'\r'}  # the console's line ends
     check_true "$([[ -n $rss0 && -n $rss1 && $fd0 == "$fd1" && $((rss1 - rss0)) -le 1024 ]]; echo $?)" \
         "the listener's memory and fds bounded: before VmRSS ${rss0:-?} kB, ${fd0:-?} fds; after ${rss1:-?} kB, ${fd1:-?} fds"
     check_line "$log" 'NFSROOT: load: done in [0-9.]+ s' "the load test's time"
