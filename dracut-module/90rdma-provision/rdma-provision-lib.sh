@@ -206,10 +206,11 @@ RP_COLDPLUG_S=60
 # Runs "rdma-provision $1" (a command and its options: "apply", "verify --boot") with a
 # watchdog, its output in $RP_RUN/$2; $3 seconds more for the watchdog (the coldplug
 # wait). The binary bounds its own run by rd.rdma.timeout; a process stuck in a system
-# call, or killed, never reports. Past that deadline plus RP_GRACE seconds the watchdog kills it (and records that it did); when
-# even SIGKILL does not end it (a task in an uninterruptible sleep), it wakes this shell
-# (SIGUSR1 interrupts wait) and the boot goes on without it. Sets _rp_rc: the exit
-# status, 128+N after signal N, 255 when the process had to be left behind.
+# call, or killed, never reports. Past that deadline plus RP_GRACE seconds the watchdog
+# kills it (and records that it did); when even SIGKILL does not end it (a task in an
+# uninterruptible sleep), it wakes this shell (SIGUSR1 interrupts wait) and the boot goes
+# on without it. Sets _rp_rc: the exit status, 128+N after signal N, 255 when the process
+# had to be left behind.
 rp_run_bin() {
     rp_state > /dev/null 2>&1 || true  # RP_TIMEOUT from the early step
     _rp_limit=$((${RP_TIMEOUT:-60} + RP_GRACE + ${3:-0}))

@@ -66,7 +66,7 @@ int cmd_preload(const Options& o) {
   if (!p->in.diag.ok()) return kExitOk;  // udev-rules and apply say why, once
   const Plan full = make_plan(p->in.config, p->inv);
   if (!full.enabled || !full.diag.ok()) return kExitOk;
-  discover_cpu(root, p->inv);
+  discover_crc32(root, p->inv);
   const Plan plan = early_module_plan(full, p->inv);
   if (plan.actions.empty()) return kExitOk;
   // Every line says it is this step's, apart from apply's (its summary included).

@@ -133,9 +133,14 @@ struct Inventory {
   std::map<std::string, std::string> shown_present;
   // Parameters of loaded modules that the plan compares (/sys/module/<m>/parameters).
   std::map<std::string, std::string> module_params;  // "mlx4_en.pfctx" -> "8"
-  // The CPU has PCLMULQDQ (/proc/cpuinfo's flags): crc32-pclmul loads only then
+  // The modules behind the crypto API's "crc32" in this kernel's tree (modules.alias lines
+  // "alias crypto-crc32 <module>", depmod's from MODULE_ALIAS_CRYPTO; what the kernel's
+  // request_module("crypto-crc32") loads, crypto/api.c crypto_larval_lookup): crc32_generic
+  // and crc32_pclmul in 6.1 and 6.12; other kernels name others, or none. And whether the
+  // CPU has PCLMULQDQ (/proc/cpuinfo's flags): crc32_pclmul loads only then
   // (arch/x86/crypto/crc32-pclmul_glue.c: ENODEV without X86_FEATURE_PCLMULQDQ). Read by
-  // discover_cpu() for preload alone.
+  // discover_crc32() for preload alone.
+  std::vector<std::string> crc32_modules;
   bool cpu_pclmulqdq = false;
   bool configfs_mounted = false;
   bool rdma_cm_configfs = false;  // /sys/kernel/config/rdma_cm exists
@@ -183,9 +188,10 @@ void discover_presence(const Root& root, Inventory& inv);
 // RoCE ports. Absent names are skipped.
 void discover_dcb(Inventory& inv, const DcbOps& ops, const std::vector<std::string>& names);
 
-// The CPU features the preload asks about (Inventory::cpu_pclmulqdq), from the first
+// What the preload's crc32 asks about: Inventory::crc32_modules from the running kernel's
+// modules.alias (its release from /proc/sys/kernel/osrelease), cpu_pclmulqdq from the first
 // "flags" line of /proc/cpuinfo (x86: every CPU of a machine lists the same).
-void discover_cpu(const Root& root, Inventory& inv);
+void discover_crc32(const Root& root, Inventory& inv);
 
 // Port MTUs and state from libibverbs; a note when /dev/infiniband is not usable.
 void discover_verbs(const Root& root, Inventory& inv);

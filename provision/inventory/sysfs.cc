@@ -408,7 +408,19 @@ void discover_presence(const Root& root, Inventory& inv) {
   }
 }
 
-void discover_cpu(const Root& root, Inventory& inv) {
+void discover_crc32(const Root& root, Inventory& inv) {
+  const std::string release(trim(root.read_or("/proc/sys/kernel/osrelease", "")));
+  if (!release.empty()) {
+    // modules.alias: "alias <alias> <module>", one per line (kmod libkmod-index.c reads the
+    // same through modules.alias.bin; depmod writes both).
+    const std::string aliases = root.read_or("/lib/modules/" + release + "/modules.alias", "");
+    for (auto line : split(aliases, '\n')) {
+      const auto f = split_ws(line);
+      if (f.size() == 3 && f[0] == "alias" && f[1] == "crypto-crc32") {
+        inv.crc32_modules.emplace_back(f[2]);
+      }
+    }
+  }
   const std::string info = root.read_or("/proc/cpuinfo", "");
   for (auto line : split(info, '\n')) {
     if (!starts_with(line, "flags")) continue;

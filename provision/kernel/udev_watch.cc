@@ -38,6 +38,7 @@ struct UdevWatch::Impl {
   int data_watch = -1;  // /run/udev/data, once it exists
   std::string data_dir;
   Root root{"/"};
+  bool settle_tried = false;  // settle() was called: once
   pid_t settle_pid = -1;
   int settle_fd = -1;  // read end of a pipe whose write end only the settle holds
   bool settled = false;
@@ -140,7 +141,8 @@ Result<UdevWatch> UdevWatch::open(const Root& root) {
 
 void UdevWatch::settle(unsigned seconds) {
   Impl& s = *impl_;
-  if (s.settle_pid > 0 || s.settled || s.how.find("udevadm") != std::string::npos) return;
+  if (s.settle_tried || s.settled) return;
+  s.settle_tried = true;
   if (auto st = s.spawn_settle(seconds); !st) s.how += " (" + st.error().str() + ")";
 }
 

@@ -137,10 +137,10 @@ Plan early_module_plan(const Plan& full, const Inventory& inv) {
     if (l.module != "rdma_rxe") continue;
     // The crypto API picks the highest-priority crc32 registered when rxe asks (pclmul
     // before generic, crypto/api.c crypto_alg_lookup), and requests a module only when
-    // none is: both, where the CPU takes the faster one.
-    std::vector<std::string> crc = {"crc32_generic"};
-    if (inv.cpu_pclmulqdq) crc.push_back("crc32_pclmul");
-    for (const auto& m : crc) {
+    // none is: every module this kernel has for it, crc32_pclmul only where the CPU
+    // takes it. A kernel with none (another implementation, built in) gets no action.
+    for (const auto& m : inv.crc32_modules) {
+      if (m == "crc32_pclmul" && !inv.cpu_pclmulqdq) continue;
       if (inv.module_loaded(m)) continue;
       out.actions.emplace_back(LoadModule{m, "", std::nullopt}, "not loaded",
                                "rdma_rxe's crc32 (the kernel asks the crypto API for it when "

@@ -62,9 +62,9 @@ Plan make_verify_plan(const Config& cfg, const Inventory& inv, const VerifyReque
 // connection-manager, IPoIB, verbs and NFS/RDMA modules. Never a hardware driver (NIC or
 // HCA: they load for their devices, mlx4_core after its port types) nor an action that
 // waits for another. With rdma_rxe, the crc32 the kernel asks the crypto API for when a
-// Soft-RoCE link is made (rxe_icrc.c rxe_icrc_init; no softdep): crc32_generic, and
-// crc32_pclmul where `inv` shows a CPU that has PCLMULQDQ; so that `rdma link add` does
-// not wait for the kernel's request_module("crypto-crc32").
+// Soft-RoCE link is made (rxe_icrc.c rxe_icrc_init; no softdep): the modules `inv` shows
+// behind "crypto-crc32" in this kernel, crc32_pclmul only where the CPU has PCLMULQDQ; so
+// that `rdma link add` does not wait for the kernel's request_module("crypto-crc32").
 Plan early_module_plan(const Plan& full, const Inventory& inv);
 
 // The peer rd.rdma.verify=peer checks: its address, else the NFS server of root=; with

@@ -366,6 +366,36 @@ TEST(Discover, AnInterfaceWhoseIpv6IsOff) {
 }
 
 // /proc/cpuinfo as x86 shows it (arch/x86/kernel/cpu/proc.c show_cpuinfo: "flags\t\t: ...").
+// The modules behind the crypto API's "crc32", as depmod lists them in modules.alias
+// (lines of Debian 6.12.95's tree, in its order; MODULE_ALIAS_CRYPTO gives each module
+// both "crc32" and "crypto-crc32"): only the kernel's request name counts, of the running
+// kernel's tree.
+TEST(Discover, Crc32ModulesFromTheRunningKernelsAliases) {
+  const std::string root = testing::temp_dir("crc32-aliases");
+  ASSERT_EQ(std::system(("mkdir -p " + root + "/proc/sys/kernel " + root +
+                         "/lib/modules/6.12.95+deb12-amd64 " + root +
+                         "/lib/modules/6.1.0-56-amd64 && echo 6.12.95+deb12-amd64 > " + root +
+                         "/proc/sys/kernel/osrelease && printf '"
+                         "alias crypto-crc32c crc32c_intel\n"
+                         "alias crypto-crc32 crc32_pclmul\n"
+                         "alias crc32 crc32_pclmul\n"
+                         "alias crypto-crc32 crc32_generic\n"
+                         "alias crc32 crc32_generic\n"
+                         "alias crypto-crc32-pclmul crc32_pclmul\n' > " +
+                         root + "/lib/modules/6.12.95+deb12-amd64/modules.alias && " +
+                         "echo 'alias crypto-crc32 other_crc32' > " + root +
+                         "/lib/modules/6.1.0-56-amd64/modules.alias")
+                            .c_str()),
+            0);
+  Inventory inv;
+  discover_crc32(Root(root), inv);
+  EXPECT_EQ(inv.crc32_modules, (std::vector<std::string>{"crc32_pclmul", "crc32_generic"}));
+  // No tree for the running kernel (or no release): none.
+  Inventory none;
+  discover_crc32(Root(testing::temp_dir("no-aliases")), none);
+  EXPECT_TRUE(none.crc32_modules.empty());
+}
+
 TEST(Discover, CpuFlagsFromTheFirstFlagsLine) {
   const std::string root = testing::temp_dir("cpuinfo");
   ASSERT_EQ(std::system(("mkdir -p " + root +
@@ -375,10 +405,10 @@ TEST(Discover, CpuFlagsFromTheFirstFlagsLine) {
                             .c_str()),
             0);
   Inventory inv;
-  discover_cpu(Root(root), inv);
+  discover_crc32(Root(root), inv);
   EXPECT_TRUE(inv.cpu_pclmulqdq);
   Inventory none;
-  discover_cpu(Root(testing::temp_dir("no-cpuinfo")), none);
+  discover_crc32(Root(testing::temp_dir("no-cpuinfo")), none);
   EXPECT_FALSE(none.cpu_pclmulqdq);
   // QEMU's default CPU (qemu64): flags, but not this one.
   const std::string qemu = testing::temp_dir("cpuinfo-qemu64");
@@ -388,7 +418,7 @@ TEST(Discover, CpuFlagsFromTheFirstFlagsLine) {
                             .c_str()),
             0);
   Inventory q;
-  discover_cpu(Root(qemu), q);
+  discover_crc32(Root(qemu), q);
   EXPECT_FALSE(q.cpu_pclmulqdq);
 }
 

@@ -912,7 +912,12 @@ TEST(EarlyModules, WhatNeedsNoDeviceAndNeverAHardwareDriver) {
     }
     return mods;
   };
-  // rdma_rxe's crc32, which the kernel would request when the link is made (rxe_icrc.c).
+  // A kernel with no module behind "crypto-crc32" (built in, or another implementation):
+  // nothing more.
+  EXPECT_EQ(early_modules(inv), (std::set<std::string>{"ib_uverbs", "rdma_cm", "rdma_rxe"}));
+  // rdma_rxe's crc32, which the kernel would request when the link is made (rxe_icrc.c):
+  // what 6.1's and 6.12's modules.alias list for it, in their order.
+  inv.crc32_modules = {"crc32_pclmul", "crc32_generic"};
   EXPECT_EQ(early_modules(inv),
             (std::set<std::string>{"ib_uverbs", "rdma_cm", "rdma_rxe", "crc32_generic"}))
       << plan_text(full);
@@ -920,6 +925,12 @@ TEST(EarlyModules, WhatNeedsNoDeviceAndNeverAHardwareDriver) {
   inv.cpu_pclmulqdq = true;
   EXPECT_EQ(early_modules(inv), (std::set<std::string>{"ib_uverbs", "rdma_cm", "rdma_rxe",
                                                        "crc32_generic", "crc32_pclmul"}));
+  // A kernel whose tree names another module for it (a name of our own: what counts is the
+  // alias, and the CPU flag says nothing about another module).
+  inv.crc32_modules = {"other_crc32"};
+  EXPECT_EQ(early_modules(inv),
+            (std::set<std::string>{"ib_uverbs", "rdma_cm", "rdma_rxe", "other_crc32"}));
+  inv.crc32_modules = {"crc32_pclmul", "crc32_generic"};
   // Loaded already (or built in): not again.
   inv.modules.push_back("crc32_generic");
   inv.modules.push_back("crc32_pclmul");
@@ -929,6 +940,8 @@ TEST(EarlyModules, WhatNeedsNoDeviceAndNeverAHardwareDriver) {
 
 TEST(EarlyModules, NoCrc32WithoutSoftRoce) {
   Inventory inv = rxe_node();
+  inv.crc32_modules = {"crc32_pclmul", "crc32_generic"};
+  inv.cpu_pclmulqdq = true;
   Config cfg = verify_config(VerifySetting::Mode::kPorts);
   for (const auto& a : early_module_plan(make_plan(cfg, inv), inv).actions) {
     EXPECT_NE(a.get<LoadModule>().module.substr(0, 5), "crc32") << plan_text(make_plan(cfg, inv));
