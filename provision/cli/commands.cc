@@ -45,7 +45,7 @@ const std::vector<Command>& command_table() {
        cmd_verify,
        "try the RDMA data path: a loopback RC QP pair on each configured port (every port "
        "when none is), a peer with --peer; --listen answers peers; exit 0 verified, 1 a "
-       "check failed, 2 invalid input"},
+       "check failed, 2 invalid input, 5 nothing to check"},
       {"preload",
        {"--root", "inputs", "--log"},
        cmd_preload,

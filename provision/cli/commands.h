@@ -21,6 +21,9 @@ inline constexpr int kExitUsage = 2;    // a usage error...
 inline constexpr int kExitInvalid = 2;  // ...and invalid input share the code
 // verify --boot --online IFACE: the peer is not reached through IFACE; checked later.
 inline constexpr int kExitLater = 4;
+// verify: nothing to check (no RDMA port configured or present, no peer): not a pass, since
+// `verify && echo OK` must not succeed on a node whose HCA driver never loaded.
+inline constexpr int kExitNothingChecked = 5;
 
 struct Command {
   std::string_view name;

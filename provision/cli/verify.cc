@@ -221,6 +221,14 @@ int cmd_verify(const Options& o) {
   r.peer = peer;
   Plan plan = make_verify_plan(cfg, inv, r);
   for (const auto& n : plan.notes) log.notice(n);
+  if (plan.actions.empty()) {
+    // Checked nothing is not verified (--boot always has its peer, so never here).
+    log.error("verify: nothing was checked, so nothing is verified (exit " +
+              std::to_string(kExitNothingChecked) +
+              "): no RDMA port it can check is present or configured, and no peer is given; "
+              "load the HCA's driver, or give --peer ADDR");
+    return kExitNothingChecked;
+  }
   RealFileOps files(root);
   ApplyContext ctx{files, root.is_live(), Deadline(std::chrono::seconds(plan.timeout_s)), log};
   ApplyReport report = apply_plan(plan, ctx);
