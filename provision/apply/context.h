@@ -80,4 +80,7 @@ std::string roce_link_down(FileOps& files, const std::string& device, unsigned p
 Outcome exec_verify_port(ApplyContext& ctx, const Action& a, const VerifyPort& p);
 Outcome exec_verify_peer(ApplyContext& ctx, const Action& a, const VerifyPeer& p);
 
+// An object rd.rdma.required=1 needs (apply/require.cc)
+Outcome exec_require(ApplyContext& ctx, const Action& a, const Require& p);
+
 }  // namespace rp

@@ -35,6 +35,7 @@ constexpr std::array<ExecutorEntry, kActionKinds> kExecutors = {{
     {ActionKind::kWaitLink, run<WaitLink, exec_wait_link>, nullptr},
     {ActionKind::kVerifyPort, run<VerifyPort, exec_verify_port>, nullptr},
     {ActionKind::kVerifyPeer, run<VerifyPeer, exec_verify_peer>, nullptr},
+    {ActionKind::kRequire, run<Require, exec_require>, nullptr},
 }};
 
 constexpr bool rows_in_kind_order() {

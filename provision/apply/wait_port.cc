@@ -128,31 +128,74 @@ std::string roce_link_down(FileOps& files, const std::string& device, unsigned p
   return "";
 }
 
+// "3 s", "1 min 30 s": as systemd's "A start job is running for ... (10s / 1min 30s)".
+std::string whole_seconds(Clock::duration d) {
+  const auto s = std::chrono::duration_cast<std::chrono::seconds>(d).count();
+  return s < 60 ? std::to_string(s) + " s"
+                : std::to_string(s / 60) + " min" +
+                      (s % 60 ? " " + std::to_string(s % 60) + " s" : "");
+}
+
+// While a wait lasts: a line after the first second (a port that comes within it needs
+// none), then one every kProgressEvery, each with the port's state and why it is not
+// ready, so a console that shows nothing for a minute never means a hang.
+constexpr Clock::duration kProgressFirst = std::chrono::seconds(1);
+constexpr Clock::duration kProgressEvery = std::chrono::seconds(5);
+
 Outcome exec_wait_port(ApplyContext& ctx, const Action&, const WaitPort& a) {
   const std::string port_dir =
       "/sys/class/infiniband/" + a.device + "/ports/" + std::to_string(a.port);
   const auto start = Clock::now();
+  const auto bound = ctx.deadline.left();
   std::optional<PortState> last;      // nothing: the state file cannot be read
   std::optional<Error> read_error;    // why, the last time
   std::optional<std::string> netdev;  // a RoCE port's interface, looked up once
   std::string no_carrier;             // that interface, while it is up without carrier
   unsigned looks = 0;
+  auto next_line = start + kProgressFirst;
+  std::optional<Clock::time_point> carrierless_since;  // a.carrier_grace: up, no carrier
+  bool gave_up = false;
   auto active = [&] {
     ++looks;
     auto s = ctx.files.read(port_dir + "/state");
     last = s ? std::optional<PortState>(parse_port_state(*s)) : std::nullopt;
     read_error = s ? std::nullopt : std::optional<Error>(s.error());
     no_carrier.clear();
-    if (last != PortState::kActive) return false;
-    if (!netdev) netdev = roce_port_netdev(ctx.files, a.device, a.port);
-    if (!netdev->empty() &&
-        ctx.files.read("/sys/class/net/" + *netdev + "/carrier").value_or("") == "0") {
-      no_carrier = *netdev;
-      return false;
+    // The interface's carrier matters for an ACTIVE port, and for the grace of one the
+    // boot does not use whatever its state (mlx5 shows such a port DOWN): read then only.
+    bool carrierless = false;
+    if (last == PortState::kActive || a.carrier_grace) {
+      if (!netdev) netdev = roce_port_netdev(ctx.files, a.device, a.port);
+      carrierless = !netdev->empty() &&
+                    ctx.files.read("/sys/class/net/" + *netdev + "/carrier").value_or("") == "0";
     }
-    return true;
+    if (last == PortState::kActive && !carrierless) return true;
+    if (carrierless) no_carrier = *netdev;
+    const auto now = Clock::now();
+    if (a.carrier_grace && carrierless) {
+      if (!carrierless_since) carrierless_since = now;
+      if (now - *carrierless_since >= std::chrono::seconds(kCarrierGraceS)) {
+        gave_up = true;
+        return true;
+      }
+    } else {
+      carrierless_since.reset();
+    }
+    if (now >= next_line) {
+      next_line = now + kProgressEvery;
+      ctx.log.notice("waiting for " + a.device + "/" + std::to_string(a.port) +
+                     " to become ACTIVE (" + whole_seconds(now - start) + " / " +
+                     whole_seconds(bound) +
+                     "): " + why_not_active(ctx, a, last, read_error, port_dir, no_carrier));
+    }
+    return false;
   };
   if (wait_backoff(ctx.deadline, active)) {
+    if (gave_up) {
+      return Outcome::skipped("no carrier on " + *netdev + " after " +
+                              std::to_string(kCarrierGraceS) +
+                              " s: not checked (the boot's network does not use it)");
+    }
     if (looks == 1) return Outcome::already("ACTIVE");
     return Outcome::done("ACTIVE after " + seconds_text(Clock::now() - start));
   }

@@ -225,6 +225,8 @@ struct Config {
   std::map<std::string, Sourced<HwKey>> names;  // wanted ifname -> what it matches
   // dracut's own ifname=<name>:<MAC> (40network's ifname-genrules.sh): read to find clashes.
   std::map<std::string, Sourced<HwKey>> dracut_ifnames;
+  // Interfaces dracut's bond=, team=, bridge= and vlan= make: name -> the token.
+  std::map<std::string, Source> dracut_virtual;
   std::map<std::string, IpoibSetting> ipoib;                    // ifname -> mode/MTU
   std::map<std::pair<std::string, uint16_t>, PkeyChild> pkeys;  // (parent, pkey)
   // (device, port or 0 for every port) -> RoCE defaults.

@@ -227,6 +227,16 @@ void read_dracut_ifname(const Arg& a) {
   if (name && key) a.cfg.dracut_ifnames[*name] = Sourced<HwKey>{*key, a.where};
 }
 
+// dracut's bond=, team=, bridge= and vlan= make the interface their first field names
+// (35network-legacy parse-bond.sh parsebond: "bond" alone or an empty name is bond0;
+// parse-bridge.sh: "bridge" alone is br0), which ip= may then name: read so that such a
+// name counts as provided (plan/names.cc check_boot_ifaces).
+void read_dracut_virtual(const Arg& a) {
+  std::string name(split(a.value(), ':')[0]);
+  if (name.empty()) name = a.param.key == "bond" ? "bond0" : a.param.key == "bridge" ? "br0" : "";
+  if (!name.empty()) a.cfg.dracut_virtual.emplace(name, a.where);
+}
+
 // rd.rdma.dcb=<ifname>:<key>=<value>[,<key>=<value>...]: the keys of [dcb <ifname>], lists
 // joined with '+' (a command-line value has no spaces).
 void read_dcb(const Arg& a) {
@@ -392,6 +402,10 @@ constexpr Known kKnown[] = {
     {"ifname", "<name>:<mac>", read_dracut_ifname, false},
     {"ip", "<dracut's ip= forms>", read_ip, true},
     {"bootdev", "<interface>", read_bootdev, true},
+    {"bond", "<dracut's bond= forms>", read_dracut_virtual, true},
+    {"team", "<dracut's team= forms>", read_dracut_virtual, true},
+    {"bridge", "<dracut's bridge= forms>", read_dracut_virtual, true},
+    {"vlan", "<dracut's vlan= forms>", read_dracut_virtual, true},
     {"rd.neednet", "<boolean>", read_neednet, true},
 };
 

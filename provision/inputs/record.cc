@@ -10,18 +10,28 @@ void set_name(Config& cfg, const std::string& name, const HwKey& key, const Sour
               Diagnostics& d) {
   for (auto it = cfg.names.begin(); it != cfg.names.end();) {
     bool same_file = it->second.source.same_input(where);
+    // Within one input a conflict is an error; across inputs the later one wins (the
+    // command line over the files, a later file over an earlier one), said with both
+    // sources, since what the earlier input set for the other name no longer applies.
     if (it->first == name && !(it->second.value == key)) {
       if (same_file) {
         d.error(where, "name " + quote(name) + " is already given to " + it->second.value.str() +
                            " at " + it->second.source);
         return;
       }
+      d.warn(where, "name " + quote(name) + " goes to " + key.str() + " instead of " +
+                        it->second.value.str() + ", which " + it->second.source.str() +
+                        " gave it (the later input wins); that interface keeps its own name");
     } else if (it->first != name && it->second.value == key) {
       if (same_file) {
         d.error(where, key.str() + " already has the name " + quote(it->first) + " at " +
                            it->second.source);
         return;
       }
+      d.warn(where, key.str() + " is named " + quote(name) + " instead of " + quote(it->first) +
+                        ", which " + it->second.source.str() +
+                        " gave it (the later input wins): what names " + quote(it->first) +
+                        " there no longer reaches it; name it " + quote(name) + " there");
       it = cfg.names.erase(it);  // a later source renames the same device
       continue;
     }

@@ -122,7 +122,15 @@ struct AddRoute {
 struct WaitPort {
   std::string device;
   unsigned port = 1;
+  // A port the boot's network does not use, waited for only so that rd.rdma.verify=ports
+  // can check it (the unplugged second port of a dual-port card): while its interface is
+  // up without carrier it gets kCarrierGraceS, then is skipped ("no carrier: not
+  // checked") instead of holding the boot to the deadline.
+  bool carrier_grace = false;
 };
+// dracut bounds its own wait for a carrier the same way (net-lib.sh iface_has_carrier,
+// rd.net.timeout.carrier): link training of a cabled port takes a few seconds.
+inline constexpr unsigned kCarrierGraceS = 10;
 struct WaitLink {
   std::string ifname;
 };
@@ -146,11 +154,21 @@ struct VerifyPeer {
   std::string shown() const;  // "10.0.0.1:7472", "[fd00::1]:7472"
 };
 
+// Under rd.rdma.required=1, an object the configuration asks for that is absent after
+// udev's coldplug and that nothing in the plan makes appear (PlanBuilder::absent): an
+// action that fails at once (Action::never), so the boot's record, the metrics and
+// `explain` show it and the failure policy stops the boot there, not later in dracut.
+struct Require {
+  std::string what;    // the setting that needs it: "mlx4 port types", "ip="
+  std::string noun;    // "mlx4 PCI function", "interface"
+  std::string wanted;  // "0000:04:00.0", "fabric0"
+};
+
 // The order of the alternatives is the order of ActionKind (checked in action.cc).
 using ActionParams = std::variant<LoadModule, ReloadModule, SetPortType, SetPortMtu, CreateSoftLink,
                                   Rename, SetRoceMode, SetRoceTos, CreatePkeyChild, SetIpoibMode,
                                   SetMtu, SetDcbEts, SetDcbPfc, SetDcbApps, LinkUp, AddAddress,
-                                  AddRoute, WaitPort, WaitLink, VerifyPort, VerifyPeer>;
+                                  AddRoute, WaitPort, WaitLink, VerifyPort, VerifyPeer, Require>;
 
 enum class ActionKind {
   kLoadModule,
@@ -174,6 +192,7 @@ enum class ActionKind {
   kWaitLink,
   kVerifyPort,
   kVerifyPeer,
+  kRequire,
 };
 constexpr size_t kActionKinds = std::variant_size_v<ActionParams>;
 std::string_view to_string(ActionKind k);  // "load-module", "port-type", ...

@@ -113,8 +113,15 @@ std::string present_hint(const std::string& wanted,
 void PlanBuilder::absent(const Source& where, const std::string& what, const std::string& noun,
                          const std::string& wanted, const std::vector<Candidate>& present) {
   plan_.absent.push_back(what + ": no " + noun + " " + wanted + " is present");
-  plan_.diag.warn(
-      where, what + ": no " + noun + " " + wanted + " is present" + present_hint(wanted, present));
+  const std::string said = what + ": no " + noun + " " + wanted + " is present";
+  if (!cfg.required.value) return plan_.diag.warn(where, said + present_hint(wanted, present));
+  // rd.rdma.required=1: a boot that asked for it and goes on without it is a failed boot,
+  // not a warning in the kernel log (check says the warning, apply fails the action).
+  plan_.diag.warn(where, said + present_hint(wanted, present) + "; " + cfg.required.source.str() +
+                             ": apply fails the boot on it");
+  Action a{Require{what, noun, wanted}, "absent", where.str()};
+  a.never = "no such " + noun + " is present" + present_hint(wanted, present);
+  add(std::move(a));
 }
 
 void PlanBuilder::absent_wait(Action a, const std::string& noun, const std::string& wanted,

@@ -150,13 +150,15 @@ void plan_verify(PlanBuilder& b);         // plan/verify.cc: rd.rdma.verify=port
 std::optional<size_t> plan_link_up(PlanBuilder& b, const std::string& ifname,
                                    const std::string& reason);
 // Waits for port `port` of `dev` to be ACTIVE (plan/waits.cc), once per port and plan; a
-// RoCE port's interface is brought up first.
+// RoCE port's interface is brought up first. `carrier_grace`: WaitPort::carrier_grace.
 void plan_port_wait(PlanBuilder& b, const std::string& dev, unsigned port,
-                    const std::string& reason);
+                    const std::string& reason, bool carrier_grace = false);
 
 // The RDMA ports the configuration involves (plan/waits.cc): what rd.rdma.wait=all waits
 // for and rd.rdma.verify checks.
 std::set<std::pair<std::string, unsigned>> involved_ports(const PlanBuilder& b);
+// The ports under the interfaces of the boot's network (ip=, bootdev=).
+std::set<std::pair<std::string, unsigned>> boot_ports(const PlanBuilder& b);
 // The action that waits for port `port` of `device`, if the plan has one.
 std::optional<size_t> wait_port_action(const PlanBuilder& b, const std::string& device,
                                        unsigned port);

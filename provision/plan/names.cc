@@ -199,10 +199,6 @@ static void check_networkmanager_names(PlanBuilder& b) {
 // never comes, far from the cause. Said as warnings, as ifname= clashes are errors.
 void check_boot_ifaces(PlanBuilder& b) {
   if (b.cfg.network_manager) check_networkmanager_names(b);
-  std::vector<std::string_view> known;
-  for (const auto& [name, key] : b.cfg.names) known.push_back(name);
-  for (const auto& n : b.inv.netdevs)
-    if (n.type != kArphrdLoopback) known.push_back(n.name);
   for (const auto& [name, src] : b.cfg.boot_ifaces) {
     if (b.cfg.names.count(name) || b.cfg.dracut_ifnames.count(name)) continue;
     if (const std::string final = b.final_name(name); final != name) {
@@ -215,11 +211,11 @@ void check_boot_ifaces(PlanBuilder& b) {
     // IPoIB interfaces appear when ib_ipoib loads, under the kernel's ib%d
     // (ipoib_main.c ipoib_add_port -> ipoib_intf_alloc with "ib%d").
     if (b.module_action("ib_ipoib") && name.rfind("ib", 0) == 0) continue;
-    if (auto near = closest_word(name, known); !near.empty()) {
-      b.diag().warn(src, "no interface " + name +
-                             " is present, nor named by this configuration (did you mean " +
-                             quote(near) + "?)");
-    }
+    if (b.cfg.dracut_virtual.count(name)) continue;  // dracut's bond=, vlan=... make it
+    // Nothing present, named or made is called so: dracut's ifup (or NetworkManager)
+    // waits for it until its own timeout, and the root is never mounted.
+    b.absent(src, "the boot's network (dracut waits for it)", "interface", name,
+             b.present_netdevs());
   }
 }
 

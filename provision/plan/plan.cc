@@ -49,6 +49,19 @@ void validate(const Config& cfg, Diagnostics& diag) {
       }
     }
   }
+  // A static address of ours and dracut's ip= on one interface: apply adds ours before
+  // dracut's ifup runs, and ifup then adds its own (ifup.sh do_static `ip addr add`,
+  // dhclient-script.sh setup_interface) and replaces the default route (`ip route
+  // replace default`): the interface ends with both addresses.
+  for (const auto& [name, src] : cfg.boot_ifaces) {
+    auto it = cfg.addresses.find(name);
+    if (it == cfg.addresses.end() || it->second.empty() || !starts_with(src.file, "ip=")) continue;
+    const AddressSetting& ours = it->second.front();
+    diag.warn(ours.source,
+              name + " gets " + ours.prefix.str() + " here and is configured by dracut's " +
+                  src.file + " too: the kernel ends with both addresses on " + name +
+                  ", and the default route is dracut's (ifup replaces it); keep one of them");
+  }
   // Datagram IPoIB carries at most IPOIB_UD_MTU(4096) = 4092 bytes (ipoib.h: the largest IB
   // MTU minus the 4-byte IPoIB header), whatever the machine.
   for (const auto& [ifname, s] : cfg.ipoib) {
@@ -122,6 +135,14 @@ Plan make_plan(const Config& cfg, const Inventory& inv) {
   }
   validate(cfg, plan.diag);
   PlanBuilder b(cfg, inv, plan);
+  if (!cfg.node_table_unmatched.empty() && cfg.required.value) {
+    // Under rd.rdma.required=1 a node the table does not know is a failed boot: its names,
+    // soft devices and addresses are missing, and dracut would wait for them in vain.
+    Action a{Require{"the node table's names and settings", "node-table row", "for this node"},
+             "absent", cfg.required.source.str()};
+    a.never = cfg.node_table_unmatched;
+    b.add(std::move(a));
+  }
   build(b);
   return plan;
 }

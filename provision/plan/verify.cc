@@ -96,7 +96,10 @@ void verify_port(PlanBuilder& b, const std::string& dev, unsigned port, const st
   // that is not ACTIVE now is brought up and waited for before it is checked. Any other
   // port nobody waits for is checked anyway, and the check says what state it is in.
   const RdmaPort* p = find_port(b, dev, port);
-  if (roce && (!p || p->state != PortState::kActive)) plan_port_wait(b, dev, port, reason);
+  // One the boot's network does not use gets a grace for its carrier, not the deadline.
+  if (roce && (!p || p->state != PortState::kActive)) {
+    plan_port_wait(b, dev, port, reason, !boot_ports(b).count({dev, port}));
+  }
   PlanBuilder::need(a, wait_port_action(b, dev, port));
   PlanBuilder::need(a, b.device_producer(dev));
   PlanBuilder::need(a, b.module_action("ib_uverbs"));

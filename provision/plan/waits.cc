@@ -60,10 +60,25 @@ void add_port_of(const PlanBuilder& b, const std::string& ifname, std::set<PortK
 
 }  // namespace
 
+std::set<PortKey> boot_ports(const PlanBuilder& b) {
+  std::set<PortKey> out;
+  std::set<std::string> names;
+  for (const auto& [ifname, src] : b.cfg.boot_ifaces) {
+    add_port_of(b, ifname, out);
+    names.insert(ifname);
+  }
+  // A soft device this plan makes on such an interface (it has no RDMA device yet).
+  for (const auto& [name, sl] : b.planned_soft()) {
+    if (names.count(b.final_name(b.action(sl.action).get<CreateSoftLink>().netdev)))
+      out.insert({name, 1});
+  }
+  return out;
+}
+
 // What rd.rdma.wait=all waits for: every port the configuration involves (the interfaces
-// it names or configures, the devices it gives RoCE defaults or soft links, the mlx4
-// cards it sets), never a port nobody asked about (an unplugged second port would run
-// into the deadline) and never a port whose physical state is Disabled.
+// it names or configures, those of the boot's network, the devices it gives RoCE defaults
+// or soft links, the mlx4 cards it sets), never a port nobody asked about (an unplugged second port
+// would run into the deadline) and never a port whose physical state is Disabled.
 std::set<PortKey> involved_ports(const PlanBuilder& b) {
   const Config& cfg = b.cfg;
   std::set<PortKey> out;
@@ -80,6 +95,9 @@ std::set<PortKey> involved_ports(const PlanBuilder& b) {
   for (const auto& [ifname, s] : cfg.ipoib) add_port_of(b, ifname, out);
   for (const auto& [k, c] : cfg.pkeys) add_port_of(b, c.parent, out);
   for (const auto& [ifname, a] : cfg.addresses) add_port_of(b, ifname, out);
+  // The boot's network (ip=, bootdev=): DHCP over IPoIB before a subnet manager has made
+  // the port ACTIVE races it, and an NFS root over a port still in INIT is not mounted.
+  for (const auto& k : boot_ports(b)) out.insert(k);
   for (const auto& [netdev, l] : cfg.soft_links) add_port_of(b, b.final_name(netdev), out);
   for (const auto& [name, sl] : b.planned_soft()) out.insert({name, 1});
   for (const auto& d : b.inv.rdma) {
@@ -125,7 +143,7 @@ bool disabled(const PlanBuilder& b, const PortKey& k) {
 }  // namespace
 
 void plan_port_wait(PlanBuilder& b, const std::string& dev, unsigned port,
-                    const std::string& reason) {
+                    const std::string& reason, bool carrier_grace) {
   if (wait_port_action(b, dev, port)) return;
   const std::string obj = dev + "/" + std::to_string(port);
   const RdmaDevice* d = b.inv.find_rdma(dev);
@@ -153,7 +171,7 @@ void plan_port_wait(PlanBuilder& b, const std::string& dev, unsigned port,
   // ACTIVE now, but an earlier action re-registers the device: said so, not
   // "ACTIVE -> ACTIVE".
   if (p && producer) current += " before action " + std::to_string(*producer + 1);
-  Action a{WaitPort{dev, port}, current, reason};
+  Action a{WaitPort{dev, port, carrier_grace}, current, reason};
   if (!p) a.waiting_for = dev;
   PlanBuilder::need(a, producer);
   if (!netdev.empty()) PlanBuilder::need(a, plan_link_up(b, netdev, reason));

@@ -79,6 +79,44 @@ TEST(WaitPort, HardwareRocePortWithoutCarrierIsNamedUnplugged) {
   EXPECT_LT(r.elapsed_ms(), 1000);
 }
 
+// A port the boot does not use (only rd.rdma.verify=ports waits for it) and whose
+// interface stays up without carrier: skipped after the grace, never the whole deadline.
+TEST(WaitPort, APortTheBootDoesNotUseWithoutCarrierIsSkippedAfterTheGrace) {
+  TestRun r("cx5-roce", 30s);
+  r.kernel.roce_port_follows("mlx5_1", 1, "ens1f1np1", testing::FakeKernel::RoceModel::kHardware);
+  r.kernel.set_link_up_after("ens1f1np1", "0", 1);
+  Action a = wait_port_action("mlx5_1", 1);
+  std::get<WaitPort>(a.params).carrier_grace = true;
+  Outcome o = execute(r.ctx, a);
+  EXPECT_EQ(o.kind, OutcomeKind::kSkipped) << o.error.str();
+  EXPECT_EQ(o.detail,
+            "no carrier on ens1f1np1 after 10 s: not checked (the boot's network does not "
+            "use it)");
+  EXPECT_GE(r.elapsed_ms(), 10000);
+  EXPECT_LT(r.elapsed_ms(), 15000);
+}
+
+// While a wait lasts, it says so: after its first second and every 5 s, with the port's
+// state and why it is not ready (as systemd's "A start job is running for ...").
+TEST(WaitPort, ALongWaitSaysWhatItWaitsForWhileItWaits) {
+  TestRun r("four-hca", 6500ms);
+  Outcome o = execute(r.ctx, wait_port_action("mlx4_0", 2));
+  EXPECT_EQ(o.kind, OutcomeKind::kTimedOut);
+  std::vector<std::string> waiting;
+  for (const auto& l : r.lines)
+    if (l.find("waiting for mlx4_0/2") != std::string::npos) waiting.push_back(l);
+  ASSERT_EQ(waiting.size(), 2u) << ::testing::PrintToString(r.lines);
+  EXPECT_TRUE(std::regex_search(
+      waiting[0], std::regex(R"(waiting for mlx4_0/2 to become ACTIVE \(1 s / 6 s\): port 2 )"
+                             R"(of mlx4_0 is INIT: no subnet manager has configured it$)")))
+      << waiting[0];
+  EXPECT_TRUE(std::regex_search(waiting[1], std::regex(R"(\(6 s / 6 s\))"))) << waiting[1];
+  // A port that is ready at once says nothing of the kind.
+  TestRun ready("cx5-ib");
+  execute(ready.ctx, wait_port_action("mlx5_0", 1));
+  for (const auto& l : ready.lines) EXPECT_EQ(l.find("waiting for"), std::string::npos) << l;
+}
+
 // Soft-RoCE is not hardware: the same interface up without carrier makes its port ACTIVE
 // (rxe_notify, NETDEV_UP), and only the carrier check keeps the wait honest.
 TEST(WaitPort, SoftRoceGoesActiveWithoutCarrierWhereHardwareStaysDown) {

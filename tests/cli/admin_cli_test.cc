@@ -102,8 +102,9 @@ TEST(LoudMistakes, IpAndBootdevAreCheckedAgainstTheNamesGivenHere) {
   // A typo of the name given here.
   Ran r = tool(root, "check --cmdline-string 'ip=fabirc0:dhcp" + name + "'");
   EXPECT_TRUE(has(r.out,
-                  "warning: cmdline: ip=fabirc0:dhcp: no interface fabirc0 is present, nor "
-                  "named by this configuration (did you mean 'fabric0'?)"))
+                  "warning: cmdline: ip=fabirc0:dhcp: the boot's network (dracut waits for "
+                  "it): no interface fabirc0 is present; present: fabric0 (now ens1f0np0), "
+                  "ens1f1np1 (did you mean 'fabric0'?)"))
       << r.out;
   // The kernel's name of the interface this configuration renames.
   r = tool(root, "check --cmdline-string 'bootdev=ens1f0np0" + name + "'");

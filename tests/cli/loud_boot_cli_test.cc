@@ -1,0 +1,184 @@
+// A boot this program can see failing is not a silent success: absent targets, the boot's
+// network, conflicts between inputs and a verify that checks nothing, through the binary
+// as it is run, on fixtures.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "tests/support/fixture.h"
+
+namespace rp {
+namespace {
+
+struct Ran {
+  int status = -1;
+  std::string out;
+};
+
+Ran tool(const std::string& root, const std::string& args) {
+  Ran r;
+  r.out =
+      testing::run(testing::tool_binary() + " " + args + " --root " + root + " 2>&1", &r.status);
+  return r;
+}
+
+bool has(const std::string& out, const std::string& s) { return out.find(s) != std::string::npos; }
+
+std::string read_file(const std::string& path) { return testing::run("cat " + path); }
+
+// ip= names an interface nothing provides: dracut would wait for it until its own timeout.
+TEST(SilentBoot, AnIpInterfaceNothingProvidesIsAWarningWithWhatIsThere) {
+  const std::string root = testing::unpack_fixture("cx5-roce");
+  const Ran r = tool(root,
+                     "check --cmdline-string 'ip=fabric0:dhcp rd.neednet=1 "
+                     "root=nfs:10.0.0.1:/srv/root'");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(has(r.out,
+                  "warning: cmdline: ip=fabric0:dhcp: the boot's network (dracut waits for it): "
+                  "no interface fabric0 is present; present: ens1f0np0, ens1f1np1"))
+      << r.out;
+  EXPECT_TRUE(has(r.out, "check: 0 errors, 1 warning")) << r.out;
+  // Under rd.rdma.required=1 apply fails the boot on it, recorded as any failed action.
+  const Ran apply = tool(root,
+                         "apply --log stderr --cmdline-string 'ip=fabric0:dhcp "
+                         "rd.rdma.required=1'");
+  EXPECT_EQ(apply.status, 1) << apply.out;
+  EXPECT_TRUE(has(apply.out,
+                  "failed  require interface fabric0: absent -> present (the boot's network "
+                  "(dracut waits for it)): interface fabric0: no such interface is present; "
+                  "present: ens1f0np0, ens1f1np1  [cmdline: ip=fabric0:dhcp]"))
+      << apply.out;
+  const std::string json = read_file(root + "/run/rdma-provision/state.json");
+  EXPECT_TRUE(has(json, "\"exit_code\": 1")) << json;
+  EXPECT_TRUE(has(json, "no such interface is present")) << json;
+}
+
+// dracut makes the interfaces bond=, team=, bridge= and vlan= name: not absent.
+TEST(SilentBoot, InterfacesDracutMakesCountAsProvided) {
+  const std::string root = testing::unpack_fixture("cx5-roce");
+  for (const std::string cmdline :
+       {"bond=bond0:ens1f0np0,ens1f1np1:mode=active-backup ip=bond0:dhcp", "bond ip=bond0:dhcp",
+        "bridge ip=br0:dhcp",
+        "vlan=ens1f0np0.100:ens1f0np0 "
+        "ip=ens1f0np0.100:dhcp",
+        "team=team0:ens1f0np0,ens1f1np1 ip=team0:dhcp"}) {
+    const Ran r = tool(root, "check --cmdline-string '" + cmdline + "'");
+    EXPECT_TRUE(has(r.out, "check: 0 errors, 0 warnings")) << cmdline << "\n" << r.out;
+  }
+  // A bond= of another name provides no bond0.
+  const Ran r = tool(root, "check --cmdline-string 'bond=bond1 ip=bond0:dhcp'");
+  EXPECT_TRUE(has(r.out, "no interface bond0 is present")) << r.out;
+}
+
+// An absent target of any setting fails apply under rd.rdma.required=1, and stays a
+// warning without it.
+TEST(SilentBoot, AnAbsentTargetFailsTheBootOnlyWhenRequired) {
+  const std::string root = testing::unpack_fixture("cx5-roce");
+  const std::string mlx4 = "rd.rdma.mlx4=0000:04:00.0/ib,ib";
+  const Ran relaxed = tool(root, "apply --log stderr --cmdline-string '" + mlx4 + "'");
+  EXPECT_EQ(relaxed.status, 0) << relaxed.out;
+  EXPECT_TRUE(has(relaxed.out,
+                  "mlx4 port types: no mlx4 PCI function 0000:04:00.0 is present; "
+                  "none is present"))
+      << relaxed.out;
+  const Ran check = tool(root, "check --cmdline-string '" + mlx4 + " rd.rdma.required=1'");
+  EXPECT_EQ(check.status, 0) << check.out;
+  EXPECT_TRUE(
+      has(check.out, "none is present; cmdline: rd.rdma.required=1: apply fails the boot on it"))
+      << check.out;
+  EXPECT_TRUE(has(check.out, "check: 0 errors, 1 warning")) << check.out;  // said once
+  const Ran strict = tool(root, "apply --log stderr --metrics " + root +
+                                    "/m.prom --cmdline-string '" + mlx4 + " rd.rdma.required=1'");
+  EXPECT_EQ(strict.status, 1) << strict.out;
+  EXPECT_TRUE(has(strict.out,
+                  "failed  require mlx4 PCI function 0000:04:00.0: absent -> present (mlx4 port "
+                  "types): mlx4 PCI function 0000:04:00.0: no such mlx4 PCI function is "
+                  "present; none is present  [cmdline: rd.rdma.mlx4=0000:04:00.0/ib,ib]"))
+      << strict.out;
+  EXPECT_TRUE(has(strict.out, "1 failed")) << strict.out;
+  const std::string prom = read_file(root + "/m.prom");
+  EXPECT_TRUE(has(prom, "rdma_provision_actions{outcome=\"failed\"} 1")) << prom;
+  EXPECT_TRUE(has(prom, "rdma_provision_exit_code 1")) << prom;
+  // explain tells it from the record.
+  const Ran explain = tool(root, "explain");
+  EXPECT_EQ(explain.status, 1) << explain.out;
+  EXPECT_TRUE(has(explain.out, "mlx4 PCI function 0000:04:00.0")) << explain.out;
+}
+
+// A node-table row missing for this node (a replaced NIC): the defaults apply, and under
+// rd.rdma.required=1 the boot fails there, naming the table's words.
+TEST(SilentBoot, ANodeWithoutItsRowFailsTheBootWhenRequired) {
+  const std::string root = testing::unpack_fixture("cx5-roce");
+  const std::string conf = "/nodes.conf";  // read under --root
+  std::ofstream(root + conf) << "[nodes]\n98:03:9b:46:8a:99 name=fabric0\n";
+  const Ran r =
+      tool(root, "apply --log stderr --config " + conf + " --cmdline-string 'rd.rdma.required=1'");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_TRUE(has(r.out, "failed  require node-table row for this node: absent -> present"))
+      << r.out;
+  EXPECT_TRUE(has(r.out, "has no row for this node")) << r.out;
+  const Ran relaxed = tool(root, "apply --log stderr --config " + conf);
+  EXPECT_EQ(relaxed.status, 0) << relaxed.out;
+}
+
+// wait=all covers the port of the boot's network: DHCP over IPoIB must not race the
+// subnet manager (four-hca: ib1 is mlx4_0 port 2, INIT).
+TEST(SilentBoot, WaitAllWaitsForThePortOfTheBootsNetwork) {
+  const std::string root = testing::unpack_fixture("four-hca");
+  const Ran r = tool(root, "plan --cmdline-string 'rd.rdma.wait=all ip=ib1:dhcp'");
+  EXPECT_TRUE(has(r.out, "wait-port    mlx4_0/2: INIT -> ACTIVE  [cmdline: rd.rdma.wait=all]"))
+      << r.out;
+  const Ran none = tool(root, "plan --cmdline-string 'rd.rdma.wait=all'");
+  EXPECT_FALSE(has(none.out, "wait-port mlx4_0/2")) << none.out;
+}
+
+// One address named twice by two inputs: said with both sources, whichever wins.
+TEST(SilentBoot, ANameReplacedByALaterInputIsSaidWithBothSources) {
+  const std::string root = testing::unpack_fixture("cx5-roce");
+  const std::string conf = "/names.conf";  // read under --root
+  std::ofstream(root + conf) << "[name fab0]\nmatch = 98:03:9b:46:8a:10\n";
+  const Ran r = tool(root, "check --config " + conf +
+                               " --cmdline-string 'rd.rdma.name=fabric0:98:03:9b:46:8a:10'");
+  EXPECT_TRUE(has(r.out,
+                  "warning: cmdline: rd.rdma.name=fabric0:98:03:9b:46:8a:10: "
+                  "98:03:9b:46:8a:10 is named 'fabric0' instead of 'fab0', which " +
+                      conf + ":2 gave it (the later input wins)"))
+      << r.out;
+  // The same name for two addresses: the earlier address keeps its kernel name.
+  const Ran two = tool(
+      root, "check --config " + conf + " --cmdline-string 'rd.rdma.name=fab0:98:03:9b:46:8a:11'");
+  EXPECT_TRUE(has(two.out,
+                  "name 'fab0' goes to 98:03:9b:46:8a:11 instead of "
+                  "98:03:9b:46:8a:10, which " +
+                      conf + ":2 gave it"))
+      << two.out;
+}
+
+// A static address of ours and dracut's ip= on one interface end as two addresses.
+TEST(SilentBoot, AStaticAddressBesideDracutsIpIsAWarning) {
+  const std::string root = testing::unpack_fixture("cx5-roce");
+  const std::string conf = "/addr.conf";  // read under --root
+  std::ofstream(root + conf) << "[address ens1f0np0]\naddress = 10.77.0.5/24\n";
+  const Ran r = tool(root, "check --config " + conf + " --cmdline-string 'ip=ens1f0np0:dhcp'");
+  EXPECT_TRUE(has(r.out,
+                  "ens1f0np0 gets 10.77.0.5/24 here and is configured by dracut's "
+                  "ip=ens1f0np0:dhcp too: the kernel ends with both addresses"))
+      << r.out;
+  const Ran alone = tool(root, "check --config " + conf);
+  EXPECT_TRUE(has(alone.out, "check: 0 errors, 0 warnings")) << alone.out;
+}
+
+// verify that checks nothing is not a pass: `verify && echo OK` on a node without HCA.
+TEST(SilentBoot, VerifyThatChecksNothingHasItsOwnExitCode) {
+  const std::string empty = testing::temp_dir("no-hca");
+  const Ran r = tool(empty, "verify");
+  EXPECT_EQ(r.status, 5) << r.out;
+  EXPECT_TRUE(has(r.out, "verify: nothing was checked, so nothing is verified (exit 5)")) << r.out;
+  // Soft-iWARP only: no loopback check exists for it, and nothing else was asked.
+  const Ran siw = tool(testing::unpack_fixture("siw"), "verify");
+  EXPECT_EQ(siw.status, 5) << siw.out;
+  EXPECT_TRUE(has(siw.out, "an iWARP port has no RC loopback check")) << siw.out;
+}
+
+}  // namespace
+}  // namespace rp
