@@ -83,9 +83,9 @@ Outcome exec_dcb_apps(ApplyContext& ctx, const Action&, const SetDcbApps& p) {
   auto cur = ops.get(p.ifname);
   if (!cur) return Outcome::failed(cur.error());
   // The DSCP entries to add, and those of the same DSCPs with another priority to delete
-  // after (`dcb app replace` alike: the kernel keeps one entry per selector, protocol and
-  // priority, dcb_ieee_setapp). Trust pcp: every DSCP entry goes (mlx5 switches back to
-  // PCP trust when its last one does, en_dcbnl.c mlx5e_dcbnl_ieee_delapp).
+  // after, where the driver has not replaced them (`dcb app replace` alike: the kernel keeps one
+  // entry per selector, protocol and priority, dcb_ieee_setapp). Trust pcp: every DSCP entry goes
+  // (mlx5 switches back to PCP trust when its last one does, en_dcbnl.c mlx5e_dcbnl_ieee_delapp).
   std::vector<DcbAppEntry> add, del;
   for (const auto& [dscp, prio] : p.dscp_prio) {
     auto it = cur->dscp_prio.find(dscp);
@@ -106,6 +106,21 @@ Outcome exec_dcb_apps(ApplyContext& ctx, const Action&, const SetDcbApps& p) {
   if (add.empty() && del.empty() && !trust) return Outcome::already(dcb_apps_text(*cur));
   if (!add.empty()) {
     if (auto s = ops.add_apps(p.ifname, add); !s) return Outcome::failed(s.error());
+  }
+  if (!add.empty() && !del.empty()) {
+    // mlx5 replaces a DSCP's entry itself when another priority is added for it (en_dcbnl.c
+    // mlx5e_dcbnl_ieee_setapp deletes the old one through dcb_ieee_delapp) and answers
+    // ENOENT to a delete of what it no longer has (mlx5e_dcbnl_ieee_delapp): only what
+    // the table still shows is deleted. A driver that keeps both keeps the old one listed
+    // (dcbnl.c dcb_app_add puts the newest first, so the reader's map keeps the oldest).
+    auto now = ops.get(p.ifname);
+    if (!now) return Outcome::failed(now.error());
+    std::vector<DcbAppEntry> still;
+    for (const auto& e : del) {
+      auto it = now->dscp_prio.find(static_cast<uint8_t>(e.protocol));
+      if (it != now->dscp_prio.end() && it->second == e.priority) still.push_back(e);
+    }
+    del = std::move(still);
   }
   if (!del.empty()) {
     if (auto s = ops.del_apps(p.ifname, del); !s) return Outcome::failed(s.error());

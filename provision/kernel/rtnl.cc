@@ -79,9 +79,13 @@ Status check_name(const std::string& name) {
 Status change(nl::MsgBuilder& b, const std::string& where, const std::string& what) {
   auto msg = b.finish(what);
   if (!msg) return msg.error();
+  return send_change(msg->get(), where, what);
+}
+
+Status send_change(nl_msg* msg, const std::string& where, const std::string& what) {
   auto sock = rtnl_internal::route_socket();
   if (!sock) return sock.error();
-  nl::Answer a = nl::exchange(sock->get(), msg->get());
+  nl::Answer a = nl::exchange(sock->get(), msg);
   if (a.errnum != 0) return make_error(where, nl::with_kernel_msg(what, a), a.errnum);
   return ok_status();
 }

@@ -16,26 +16,37 @@ namespace rp {
 
 using rtnl_internal::change;
 
-Status rtnl_add_address(const std::string& ifname, const IpPrefix& address) {
-  auto link = rtnl_get_link(ifname);
-  if (!link) return link.error();
+namespace rtnl_internal {
+
+Result<nl::MsgPtr> build_add_address(int ifindex, const IpPrefix& address) {
   ifaddrmsg ifa{};
   ifa.ifa_family = address.address.v6 ? AF_INET6 : AF_INET;
   ifa.ifa_prefixlen = static_cast<uint8_t>(address.length);
   ifa.ifa_scope = RT_SCOPE_UNIVERSE;
-  ifa.ifa_index = static_cast<uint32_t>(link->ifindex);
+  ifa.ifa_index = static_cast<uint32_t>(ifindex);
   const auto& a = address.address;
   nl::MsgBuilder b(RTM_NEWADDR, NLM_F_CREATE | NLM_F_EXCL);
   b.header(ifa).put(IFA_LOCAL, a.bytes.data(), a.size()).put(IFA_ADDRESS, a.bytes.data(), a.size());
   if (!a.v6 && address.length <= 30) {
-    // The broadcast address, as NetworkManager and dracut's ifup set it.
+    // The broadcast address, as NetworkManager and dracut's ifup set it (`ip addr add ...
+    // brd +`): the host bits set, computed in host order, sent in network order.
     uint32_t host;
     std::memcpy(&host, a.bytes.data(), 4);
     host = ntohl(host) | (address.length == 0 ? ~0u : (~0u >> address.length));
     const uint32_t brd = htonl(host);
     b.put(IFA_BROADCAST, &brd, sizeof brd);
   }
-  return change(b, ifname, "cannot add address " + address.str());
+  return b.finish("cannot add address " + address.str());
+}
+
+}  // namespace rtnl_internal
+
+Status rtnl_add_address(const std::string& ifname, const IpPrefix& address) {
+  auto link = rtnl_get_link(ifname);
+  if (!link) return link.error();
+  auto msg = rtnl_internal::build_add_address(link->ifindex, address);
+  if (!msg) return msg.error();
+  return rtnl_internal::send_change(msg->get(), ifname, "cannot add address " + address.str());
 }
 
 Result<std::vector<IpPrefix>> rtnl_global_addresses(int ifindex) {

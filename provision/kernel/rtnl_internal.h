@@ -25,6 +25,12 @@ ifinfomsg link_header(int ifindex);
 // Sends a request that changes something; the error names `where` and says `what` failed.
 Status change(nl::MsgBuilder& b, const std::string& where, const std::string& what);
 
+// The same for a finished message.
+Status send_change(nl_msg* msg, const std::string& where, const std::string& what);
+
+// The RTM_NEWADDR request that adds `address` to the link `ifindex` (rtnl_addr.cc).
+Result<nl::MsgPtr> build_add_address(int ifindex, const IpPrefix& address);
+
 // The RTM_NEWLINK request of an IPoIB P_Key child of the link `parent_ifindex`.
 Result<nl::MsgPtr> build_pkey_child(const PkeyChildSpec& spec, int parent_ifindex);
 

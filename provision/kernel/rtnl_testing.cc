@@ -47,6 +47,12 @@ Result<std::vector<uint8_t>> rtnl_pkey_child_request(const PkeyChildSpec& spec,
   return nl::bytes_of(msg->get());
 }
 
+Result<std::vector<uint8_t>> rtnl_add_address_request(int ifindex, const IpPrefix& address) {
+  auto msg = rtnl_internal::build_add_address(ifindex, address);
+  if (!msg) return msg.error();
+  return nl::bytes_of(msg->get());
+}
+
 Result<std::vector<uint8_t>> rtnl_ipoib_mode_request(int ifindex, IpoibMode mode) {
   auto msg = rtnl_internal::build_ipoib_mode(ifindex, mode);
   if (!msg) return msg.error();

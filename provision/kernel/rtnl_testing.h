@@ -21,6 +21,9 @@ Status rtnl_delete_link(const std::string& name);
 // The RTM_NEWLINK request rtnl_add_pkey_child() sends for a parent with `parent_ifindex`.
 Result<std::vector<uint8_t>> rtnl_pkey_child_request(const PkeyChildSpec& spec, int parent_ifindex);
 
+// The request rtnl_add_address() sends for the link with `ifindex`.
+Result<std::vector<uint8_t>> rtnl_add_address_request(int ifindex, const IpPrefix& address);
+
 // The request rtnl_set_ipoib_mode() sends for the link with `ifindex`.
 Result<std::vector<uint8_t>> rtnl_ipoib_mode_request(int ifindex, IpoibMode mode);
 

@@ -306,6 +306,38 @@ TEST(Discover, IwarpIsKnownByNodeType) {
   EXPECT_EQ(cx5.rdma[0].node_type, "1: CA");
 }
 
+// An older kernel without gid_attrs (no RoCE GID types to read, before 4.x's
+// gid_attrs/types): node_type alone decides, and "1: CA" (core/sysfs.c node_type_show,
+// RDMA_NODE_IB_CA) is no RNIC however its Ethernet port looks.
+TEST(Discover, NodeTypeDecidesIwarpWhereGidTypesAreAbsent) {
+  const std::string dir = testing::unpack_fixture("cx5-roce");
+  std::filesystem::remove_all(dir + "/sys/class/infiniband/mlx5_0/ports/1/gid_attrs");
+  Inventory inv = discover(Root(dir), Detail::kPlan);
+  const RdmaDevice* d = inv.find_rdma("mlx5_0");
+  ASSERT_TRUE(d);
+  ASSERT_EQ(d->ports.size(), 1u);
+  EXPECT_FALSE(d->ports[0].roce_v1 || d->ports[0].roce_v2);
+  EXPECT_FALSE(d->iwarp());
+  std::ofstream(dir + "/sys/class/infiniband/mlx5_0/node_type") << "4: RNIC\n";
+  EXPECT_TRUE(discover(Root(dir), Detail::kPlan).find_rdma("mlx5_0")->iwarp());
+}
+
+// The plan's quick look still reads phys_state of a port that is not ACTIVE: wait=all
+// leaves a Disabled InfiniBand port out (plan/waits.cc disabled) only if it knows.
+TEST(Discover, ThePlansLookReadsPhysStateOfAPortThatIsNotActive) {
+  const std::string dir = testing::unpack_fixture("four-hca");
+  const std::string port = dir + "/sys/class/infiniband/mlx4_0/ports/2";
+  std::ofstream(port + "/state") << "1: DOWN\n";
+  std::ofstream(port + "/phys_state") << "3: Disabled\n";
+  Inventory inv = discover(Root(dir), Detail::kPlan);
+  const RdmaPort* p = inv.find_rdma("mlx4_0")->port(2);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->phys_state, "3: Disabled");
+  // An ACTIVE port's is left to `status` (Detail::kFull).
+  EXPECT_EQ(inv.find_rdma("mlx4_0")->port(1)->phys_state, "");
+  EXPECT_NE(discover(Root(dir)).find_rdma("mlx4_0")->port(1)->phys_state, "");
+}
+
 // Soft-iWARP on the Ethernet port of a VPI card sits on the card's PCI function (its
 // device link, siw_main.c siw_device_create): ib0 stays the HCA's.
 TEST(Discover, ASoftDeviceOnTheCardsFunctionDoesNotHideTheHcasDevice) {
