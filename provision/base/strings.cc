@@ -154,4 +154,8 @@ std::string did_you_mean(std::string_view word, const std::vector<std::string_vi
   return "(known: " + list + ")";
 }
 
+std::string count_of(size_t n, std::string_view noun) {
+  return std::to_string(n) + " " + std::string(noun) + (n == 1 ? "" : "s");
+}
+
 }  // namespace rp

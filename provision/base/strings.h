@@ -22,6 +22,9 @@ std::optional<uint64_t> parse_uint(std::string_view s);
 // Same, but hex without the 0x prefix as well (sysfs prints pkeys as "0xffff" or "ffff").
 std::optional<uint64_t> parse_hex(std::string_view s);
 
+// "1 action", "2 actions": a count with its noun, singular for one.
+std::string count_of(size_t n, std::string_view noun);
+
 std::string hex(uint64_t v, int width);  // zero-padded lower-case hex, no prefix
 std::string quote(std::string_view s);   // 'value'; control and non-ASCII bytes as \xNN
 

@@ -7,6 +7,7 @@
 
 #include "provision/apply/apply.h"
 #include "provision/base/root.h"
+#include "provision/base/strings.h"
 #include "provision/cli/commands.h"
 #include "provision/cli/outputs.h"
 #include "provision/inputs/load.h"
@@ -46,7 +47,7 @@ int cmd_apply(const Options& o) {
   }
   for (const auto& n : plan.notes) log.notice(n);
   if (!plan.enabled) return finish_apply(o, root, run, in, plan, nullptr, kExitOk, log);
-  log.info(std::to_string(plan.actions.size()) + " actions planned, deadline " +
+  log.info(count_of(plan.actions.size(), "action") + " planned, deadline " +
            std::to_string(plan.timeout_s) + " s");
   RealFileOps files(root);
   ApplyContext ctx{files, root.is_live(), Deadline(std::chrono::seconds(plan.timeout_s)), log};

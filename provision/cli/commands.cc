@@ -212,8 +212,13 @@ int complete(const std::vector<std::string>& args) {
 
 }  // namespace
 
+// Where to read more, after a usage error that names no command: one line, not the whole
+// help (which --help prints).
+constexpr const char kReadMore[] =
+    "see 'rdma-provision --help' for the commands and their options, and rdma-provision(8)\n";
+
 int run_cli(const std::vector<std::string>& args) {
-  if (args.empty()) return usage_error("no command given", usage_text());
+  if (args.empty()) return usage_error("no command given", kReadMore);
   const std::string& name = args[0];
   if (name == "--version" || name == "version") return version();
   if (name == "--help" || name == "-h" || name == "help") {
@@ -229,7 +234,7 @@ int run_cli(const std::vector<std::string>& args) {
     std::string msg = "unknown command " + quote(name);
     if (auto near = closest_word(name, names); !near.empty())
       msg += " (did you mean " + quote(near) + "?)";
-    return usage_error(msg, usage_text());
+    return usage_error(msg, kReadMore);
   }
   Options o;
   const std::vector<std::string> rest(args.begin() + 1, args.end());

@@ -233,7 +233,7 @@ int cmd_verify(const Options& o) {
   ApplyContext ctx{files, root.is_live(), Deadline(std::chrono::seconds(plan.timeout_s)), log};
   ApplyReport report = apply_plan(plan, ctx);
   int rc = report.exit_code();
-  log.notice("verify: " + std::to_string(plan.actions.size()) + " checks, " + cpu_used());
+  log.notice("verify: " + count_of(plan.actions.size(), "check") + ", " + cpu_used());
   if (o.boot) {
     std::string err;
     if (!write_run_file(root, kVerifyPath, state_json(cfg, plan, &report), err)) log.error(err);

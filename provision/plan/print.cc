@@ -1,6 +1,7 @@
 // The plan as text (one line per action, like iproute2) and as JSON: two walks over the
 // same fields (Action::object(), wanted(), ...), so the two cannot say different things.
 #include "provision/base/json.h"
+#include "provision/base/strings.h"
 #include "provision/plan/plan.h"
 
 namespace rp {
@@ -11,8 +12,7 @@ std::string plan_text(const Plan& plan) {
     for (const auto& n : plan.notes) o += n + "\n";
     return o;
   }
-  o += "plan: " + std::to_string(plan.actions.size()) +
-       (plan.actions.size() == 1 ? " action" : " actions") + " (deadline " +
+  o += "plan: " + count_of(plan.actions.size(), "action") + " (deadline " +
        std::to_string(plan.timeout_s) + " s)\n";
   for (size_t i = 0; i < plan.actions.size(); ++i) {
     const Action& a = plan.actions[i];
