@@ -43,6 +43,7 @@ int cmd_apply(const Options& o) {
     const std::string left = not_applied_summary(in.config);
     log.error("invalid input: nothing applied" +
               (left.empty() ? std::string() : "; not applied: " + left));
+    run.not_applied = left;
     return finish_apply(o, root, run, in, plan, nullptr, kExitInvalid, log);
   }
   for (const auto& n : plan.notes) log.notice(n);

@@ -20,7 +20,7 @@ const std::vector<Command>& command_table() {
        cmd_status,
        "RDMA devices, ports, mlx4 port types and network links, as they are now"},
       {"check",
-       {"--root", "inputs", "--drivers", "--network-manager"},
+       {"--root", "inputs", "--drivers", "--network-manager", "--json"},
        cmd_check,
        "validate every input, against this machine or, with --drivers, against a target "
        "known by its RDMA drivers; exit 2 when something is invalid"},
@@ -67,7 +67,7 @@ const std::vector<Command>& command_table() {
        "what an initramfs must carry for these inputs: kernel modules and input files, one "
        "per line"},
       {"explain",
-       {"--root"},
+       {"--root", "--json"},
        cmd_explain,
        "the last boot in a few lines: each phase's outcome, what failed and why, how the root "
        "is mounted, where the records are; exit 1 when a record shows a failure"},

@@ -1,6 +1,7 @@
 // The commands that only read: status, check, config, plan and image-needs.
 #include <cstdio>
 
+#include "provision/base/json.h"
 #include "provision/base/root.h"
 #include "provision/cli/commands.h"
 #include "provision/image/needs.h"
@@ -33,15 +34,50 @@ int cmd_status(const Options& o) {
 
 namespace {
 
+// check --json and plan --json of an invalid input: the findings as JSON, each with its
+// source apart from its message.
+std::string findings_json(const std::vector<const Diagnostics*>& all,
+                          const std::vector<std::string>& files, bool enabled,
+                          const std::vector<std::string>* drivers) {
+  JsonWriter w;
+  w.begin_object();
+  size_t errors = 0;
+  for (const auto* d : all) errors += d->errors.size();
+  w.field("valid", errors == 0).field("enabled", enabled);
+  for (const bool err : {true, false}) {
+    w.key(err ? "errors" : "warnings").begin_array();
+    for (const auto* d : all) {
+      for (const auto& e : err ? d->errors : d->warnings) {
+        w.begin_object().field("source", e.where).field("message", e.what).end_object();
+      }
+    }
+    w.end_array();
+  }
+  w.key("read").begin_array();
+  for (const auto& f : files) w.value(f);
+  w.end_array();
+  if (drivers) {
+    w.key("target_drivers").begin_array();
+    for (const auto& d : *drivers) w.value(d);
+    w.end_array();
+  }
+  w.end_object();
+  return w.str() + "\n";
+}
+
 // check --drivers: the inputs against the target's drivers, not against this machine
 // (image/target_check.h).
-int check_for_target(const Inputs& in, const std::vector<std::string>& drivers) {
+int check_for_target(const Inputs& in, const std::vector<std::string>& drivers, bool json) {
   Diagnostics target;
   check_target(in.config, drivers, target);
-  print_diagnostics(in.diag);
-  print_diagnostics(target);
   const size_t errors = in.diag.errors.size() + target.errors.size();
   const size_t warnings = in.diag.warnings.size() + target.warnings.size();
+  if (json) {
+    print(findings_json({&in.diag, &target}, in.files_read, in.config.enabled.value, &drivers));
+    return errors ? kExitInvalid : kExitOk;
+  }
+  print_diagnostics(in.diag);
+  print_diagnostics(target);
   std::string list;
   for (const auto& d : drivers) list += (list.empty() ? "" : " ") + d;
   std::printf("check: %zu error%s, %zu warning%s; target drivers: %s\n", errors,
@@ -55,21 +91,27 @@ int cmd_check(const Options& o) {
   auto p = prepare(o, "check", !o.drivers);
   if (!p) return kExitUsage;
   const Inputs& in = p->in;
-  if (o.drivers) return check_for_target(in, *o.drivers);
+  if (o.drivers) return check_for_target(in, *o.drivers, o.json);
   Plan plan = make_plan(in.config, p->inv);  // its cross-checks against the machine
-  print_diagnostics(in.diag);
-  print_diagnostics(plan.diag);
-  // A wait that can never be met is an action apply fails at once: a warning here.
-  size_t never = 0;
+  // A wait that can never be met is an action apply fails at once: a warning here. (A
+  // require action's warning is the planner's own, PlanBuilder::absent.)
+  Diagnostics never;
   for (const auto& a : plan.actions) {
-    // A require action's warning is the planner's own (PlanBuilder::absent).
     if (a.never.empty() || a.kind() == ActionKind::kRequire) continue;
-    ++never;
-    std::fprintf(stderr, "warning: %s: %s %s: %s; apply fails it\n", a.reason.c_str(),
-                 std::string(to_string(a.kind())).c_str(), a.object().c_str(), a.never.c_str());
+    never.warn(a.reason, std::string(to_string(a.kind())) + " " + a.object() + ": " + a.never +
+                             "; apply fails it");
   }
   const size_t errors = in.diag.errors.size() + plan.diag.errors.size();
-  const size_t warnings = in.diag.warnings.size() + plan.diag.warnings.size() + never;
+  const size_t warnings =
+      in.diag.warnings.size() + plan.diag.warnings.size() + never.warnings.size();
+  if (o.json) {
+    print(findings_json({&in.diag, &plan.diag, &never}, in.files_read, in.config.enabled.value,
+                        nullptr));
+    return errors ? kExitInvalid : kExitOk;
+  }
+  print_diagnostics(in.diag);
+  print_diagnostics(plan.diag);
+  print_diagnostics(never);
   std::string files;
   for (const auto& f : in.files_read) files += " " + f;
   std::printf("check: %zu error%s, %zu warning%s; read:%s%s\n", errors, errors == 1 ? "" : "s",
@@ -92,6 +134,11 @@ int cmd_config(const Options& o) {
 int cmd_plan(const Options& o) {
   auto p = prepare(o, "plan");
   if (!p) return kExitUsage;
+  if (!p->in.diag.ok() && o.json) {
+    // Nothing is planned from an invalid input; a tool reading JSON gets the findings.
+    print(findings_json({&p->in.diag}, p->in.files_read, p->in.config.enabled.value, nullptr));
+    return kExitInvalid;
+  }
   print_diagnostics(p->in.diag);
   if (!p->in.diag.ok()) {
     // Nothing is planned from an invalid input.

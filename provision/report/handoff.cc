@@ -1,5 +1,8 @@
 #include "provision/report/handoff.h"
 
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <set>
 
 #include "provision/base/json.h"
@@ -158,6 +161,7 @@ std::string state_json(const Config& cfg, const Plan& plan, const ApplyReport* r
     w.end_array().key("warnings").begin_array();
     for (const auto& e : run->warnings) w.value(e);
     w.end_array();
+    if (!run->not_applied.empty()) w.field("not_applied", run->not_applied);
   }
   w.key("actions").begin_array();
   for (size_t i = 0; i < plan.actions.size(); ++i) {
@@ -204,7 +208,8 @@ std::string join_lines(const std::vector<std::string>& v) {
 // The lines of state.env; `report` null: nothing applied (yet), the counts are empty.
 std::string env_text(const Config& cfg, bool enabled, const std::string& exit_code,
                      const std::string& summary, const ApplyReport* report,
-                     const std::string& errors) {
+                     const std::string& errors, const std::string& actions = "",
+                     const std::string& slowest = "") {
   std::string o =
       "# rdma-provision's state for the dracut hooks: . /run/rdma-provision/state.env\n";
   auto set = [&](const char* key, std::string_view value) {
@@ -229,7 +234,34 @@ std::string env_text(const Config& cfg, bool enabled, const std::string& exit_co
   std::string names;
   for (const auto& [name, key] : cfg.names) names += (names.empty() ? "" : " ") + name;
   set("RP_NAMES", names);
+  set("RP_ACTIONS", actions);
+  set("RP_SLOWEST", slowest);
   return o;
+}
+
+// What `explain` tells of a run's actions: each that did not succeed as apply printed it,
+// and the slowest three (where the boot's time went).
+void action_lines(const Plan& plan, const ApplyReport* report, std::string& actions,
+                  std::string& slowest) {
+  if (!report) return;
+  std::vector<std::pair<std::chrono::milliseconds, size_t>> took;
+  for (size_t i = 0; i < report->outcomes.size() && i < plan.actions.size(); ++i) {
+    const Outcome& o = report->outcomes[i];
+    if (o.kind == OutcomeKind::kFailed || o.kind == OutcomeKind::kTimedOut ||
+        o.kind == OutcomeKind::kSkipped) {
+      actions += (actions.empty() ? "" : "\n") + outcome_line(plan.actions[i], o);
+    }
+    if (o.took.count() > 0) took.push_back({o.took, i});
+  }
+  std::sort(took.begin(), took.end(),
+            [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (size_t k = 0; k < took.size() && k < 3; ++k) {
+    const Action& a = plan.actions[took[k].second];
+    char secs[32];
+    std::snprintf(secs, sizeof secs, "%.2f s", static_cast<double>(took[k].first.count()) / 1000.0);
+    slowest += (slowest.empty() ? "" : "\n") + std::string(secs) + "  " +
+               std::string(to_string(a.kind())) + " " + a.object();
+  }
 }
 
 }  // namespace
@@ -246,17 +278,20 @@ std::string state_env(const Config& cfg, const Plan& plan, const ApplyReport* re
   std::string summary = report ? report->summary() : "";
   if (!report && run && run->exit_code == kInvalidExit)
     summary = invalid_summary(run->errors.size());
+  std::string actions, slowest;
+  action_lines(plan, report, actions, slowest);
   std::string o = env_text(cfg, plan.enabled,
                            run      ? std::to_string(run->exit_code)
                            : report ? std::to_string(report->exit_code())
                                     : "",
-                           summary, report, errors);
+                           summary, report, errors, actions, slowest);
   if (run) {
     o += "RP_PHASE=" + shell_quote(to_string(run->phase)) + "\n";
     o += "RP_BOOT_ID=" + shell_quote(run->boot_id) + "\n";
     o += "RP_STARTED=" + shell_quote(iso8601(run->started)) + "\n";
     o += "RP_FINISHED=" + shell_quote(iso8601(run->finished)) + "\n";
     o += "RP_WARNINGS=" + shell_quote(join_lines(run->warnings)) + "\n";
+    o += "RP_NOT_APPLIED=" + shell_quote(run->not_applied) + "\n";
   }
   return o;
 }

@@ -40,10 +40,13 @@ std::string state_json(const Config& cfg, const Plan& plan, const ApplyReport* r
 //   RP_EXIT_CODE and RP_SUMMARY (empty when nothing was applied, e.g. rd.rdma=0),
 //   RP_DONE, RP_ALREADY, RP_CHECKED, RP_SKIPPED, RP_FAILED, RP_TIMED_OUT (action counts),
 //   RP_ERRORS (the error of each failed or timed-out action, one per line),
-//   RP_NAMES (the configured persistent interface names, space-separated);
+//   RP_NAMES (the configured persistent interface names, space-separated),
+//   RP_ACTIONS (each failed, timed-out or skipped action as apply printed it: outcome,
+//   kind, object, current -> wanted, the error and its fix, [the input that asked]),
+//   RP_SLOWEST (the three slowest actions, "1.52 s  wait-port rxe0/1", one per line);
 // with `run`: RP_PHASE (initramfs, real-root), RP_BOOT_ID, RP_STARTED and RP_FINISHED
-// (ISO 8601, UTC), RP_WARNINGS (one per line), and RP_EXIT_CODE/RP_ERRORS also for
-// invalid input.
+// (ISO 8601, UTC), RP_WARNINGS (one per line), RP_NOT_APPLIED (invalid input: what the node
+// goes without), and RP_EXIT_CODE/RP_ERRORS also for invalid input.
 std::string state_env(const Config& cfg, const Plan& plan, const ApplyReport* report,
                       const RunRecord* run = nullptr);
 // The same before any plan (`udev-rules --state-env`, the early step in the initramfs):

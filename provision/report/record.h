@@ -25,6 +25,8 @@ struct RunRecord {
   int exit_code = 0;
   // Said once in the kernel log, kept here too: "source: message".
   std::vector<std::string> warnings, errors;
+  // Invalid input: what the node goes without ("[name fab0], [roce mlx5_0]"), or "".
+  std::string not_applied;
 };
 
 // The phase and boot of a run that starts now. An initramfs has /etc/initrd-release

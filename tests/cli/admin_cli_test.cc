@@ -176,7 +176,12 @@ TEST(BootRecord, EachPhaseKeepsItsOwnRecordAndExplainTellsBoth) {
   EXPECT_EQ(r.status, 1) << r.out;  // a record shows a failure
   EXPECT_TRUE(has(r.out, "this boot 0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0")) << r.out;
   EXPECT_TRUE(has(r.out, "exit 1: some actions failed")) << r.out;
-  EXPECT_TRUE(has(r.out, "  error: mlx5_9/1: no such RDMA port is present")) << r.out;
+  // The action as apply printed it: kind, object, states, error and fix, its source.
+  EXPECT_TRUE(has(r.out,
+                  "  failed  wait-port mlx5_9/1: absent -> ACTIVE: mlx5_9/1: no such RDMA port "
+                  "is present; present: mlx5_0/1, mlx5_1/1  [cmdline: rd.rdma.wait=mlx5_9/1]"))
+      << r.out;
+  EXPECT_FALSE(has(r.out, "  error: mlx5_9/1")) << r.out;  // said once, in the action's line
   EXPECT_TRUE(has(r.out, "record: /run/rdma-provision/initramfs/state.json")) << r.out;
   EXPECT_TRUE(has(r.out, "exit 0: all done")) << r.out;
   EXPECT_TRUE(has(r.out, "journalctl -k -b")) << r.out;
@@ -193,12 +198,16 @@ TEST(BootRecord, InvalidInputAndTheRootMountAreInTheRecord) {
          "10.77.0.1:/srv/root / nfs4 rw,relatime,vers=4.2,rsize=1048576,proto=rdma,port=20049,"
          "timeo=600,retrans=2,sec=sys,clientaddr=10.77.0.2 0 0\n"
          "proc /proc proc rw 0 0\n";
-  Ran r = tool(root, "apply --log stderr --cmdline-string 'rd.rdma.roce=mlx5_0:v3'");
+  Ran r = tool(root,
+               "apply --log stderr --cmdline-string 'rd.rdma.roce=mlx5_0:v3 "
+               "rd.rdma.name=fab0:98:03:9b:46:8a:10'");
   EXPECT_EQ(r.status, 2) << r.out;
   r = tool(root, "explain");
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_TRUE(has(r.out, "exit 2: invalid input, nothing applied")) << r.out;
   EXPECT_TRUE(has(r.out, "error: cmdline: rd.rdma.roce=mlx5_0:v3: RoCE mode 'v3'")) << r.out;
+  // What the node went without, as apply said it.
+  EXPECT_TRUE(has(r.out, "  not applied: [name fab0]\n")) << r.out;
   EXPECT_TRUE(has(r.out, "root       10.77.0.1:/srv/root on / (nfs4, NFS over RDMA)")) << r.out;
 }
 
@@ -247,7 +256,7 @@ TEST(WhatConfuses, BashCompletesCommandsAndEachCommandsOptions) {
   };
   EXPECT_EQ(complete("ex", 1), "explain\n");
   EXPECT_EQ(complete("\"\"", 1).find("status check config plan apply"), 0u);
-  EXPECT_EQ(complete("explain --", 2), "--root --help\n");
+  EXPECT_EQ(complete("explain --", 2), "--root --json --help\n");
   EXPECT_EQ(complete("apply --me", 2), "--metrics\n");
   // After an option that takes a value: files (here, none begins with that).
   EXPECT_EQ(complete("apply --root /nonexistent-x", 3), "\n");

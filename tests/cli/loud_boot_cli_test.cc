@@ -168,6 +168,56 @@ TEST(SilentBoot, AStaticAddressBesideDracutsIpIsAWarning) {
   EXPECT_TRUE(has(alone.out, "check: 0 errors, 0 warnings")) << alone.out;
 }
 
+// explain tells the whole story from the record: the action as apply printed it, the
+// slowest actions, and the same as JSON.
+TEST(SilentBoot, ExplainTellsEachFailedActionAndTheSlowestAndSpeaksJson) {
+  const std::string root = testing::unpack_fixture("four-hca");  // mlx4_0/2 is INIT
+  const Ran apply = tool(root,
+                         "apply --log stderr --cmdline-string 'rd.rdma.wait=mlx4_0/2 "
+                         "rd.rdma.timeout=2'");
+  EXPECT_EQ(apply.status, 3) << apply.out;
+  EXPECT_TRUE(has(apply.out,
+                  "waiting for mlx4_0/2 to become ACTIVE (1 s / 1 s): port 2 of "
+                  "mlx4_0 is INIT: no subnet manager has configured it"))
+      << apply.out;
+  const Ran r = tool(root, "explain");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_TRUE(has(r.out, "exit 3: the deadline passed before everything was done")) << r.out;
+  EXPECT_TRUE(has(r.out,
+                  "  timed-out  wait-port mlx4_0/2: INIT -> ACTIVE: port 2 of mlx4_0 is INIT: no "
+                  "subnet manager has configured it; waited "))
+      << r.out;
+  EXPECT_TRUE(has(r.out, "  slowest: 2.")) << r.out;
+  EXPECT_TRUE(has(r.out, " s  wait-port mlx4_0/2\n")) << r.out;
+  const Ran json = tool(root, "explain --json");
+  EXPECT_EQ(json.status, 1) << json.out;
+  EXPECT_TRUE(has(json.out, "\"ok\": false")) << json.out;
+  EXPECT_TRUE(has(json.out, "\"exit_code\": 3")) << json.out;
+  EXPECT_TRUE(has(json.out, "\"actions\": [\n")) << json.out;
+  EXPECT_TRUE(has(json.out, "timed-out  wait-port mlx4_0/2: INIT -> ACTIVE")) << json.out;
+}
+
+// check --json: the findings with their sources apart, for tools; plan --json of an
+// invalid input prints them too instead of nothing.
+TEST(SilentBoot, CheckAndAnInvalidPlanSpeakJson) {
+  const std::string root = testing::unpack_fixture("cx5-roce");
+  const Ran check = tool(root,
+                         "check --json --cmdline-string 'ip=fabric0:dhcp "
+                         "rd.rdma.roce=mlx5_0:v3'");
+  EXPECT_EQ(check.status, 2) << check.out;
+  EXPECT_TRUE(has(check.out, "\"valid\": false")) << check.out;
+  EXPECT_TRUE(has(check.out, "\"source\": \"cmdline: rd.rdma.roce=mlx5_0:v3\"")) << check.out;
+  EXPECT_TRUE(has(check.out, "\"message\": \"RoCE mode 'v3' is not one of v1, v2\"")) << check.out;
+  const Ran valid = tool(root, "check --json --cmdline-string 'ip=fabric0:dhcp'");
+  EXPECT_EQ(valid.status, 0) << valid.out;
+  EXPECT_TRUE(has(valid.out, "\"source\": \"cmdline: ip=fabric0:dhcp\"")) << valid.out;
+  EXPECT_FALSE(has(valid.out, "check:")) << valid.out;  // JSON alone
+  const Ran plan = tool(root, "plan --json --cmdline-string 'rd.rdma.roce=mlx5_0:v3'");
+  EXPECT_EQ(plan.status, 2) << plan.out;
+  EXPECT_TRUE(has(plan.out, "\"errors\": [")) << plan.out;
+  EXPECT_TRUE(has(plan.out, "is not one of v1, v2")) << plan.out;
+}
+
 // verify that checks nothing is not a pass: `verify && echo OK` on a node without HCA.
 TEST(SilentBoot, VerifyThatChecksNothingHasItsOwnExitCode) {
   const std::string empty = testing::temp_dir("no-hca");

@@ -33,17 +33,19 @@ void expect_usage_error(const std::string& args, const std::string& stderr_text)
 
 constexpr const char kStatusUsage[] = "usage: rdma-provision status [--root DIR] [--json]\n";
 constexpr const char kCheckUsage[] =
-    "usage: rdma-provision check [--root DIR] [inputs] [--drivers 'MOD ...'] [--network-manager]\n";
+    "usage: rdma-provision check [--root DIR] [inputs] [--drivers 'MOD ...'] [--network-manager] "
+    "[--json]\n";
 
 TEST(OptionsCli, AnOptionOfAnotherCommandIsRefusedNamingOptionAndCommand) {
   expect_usage_error("status --config /etc/x.conf",
                      std::string("rdma-provision: status: --config is not an option of status "
                                  "(it takes --root, --json)\n") +
                          kStatusUsage);
-  expect_usage_error("check --json",
-                     std::string("rdma-provision: check: --json is not an option "
+  expect_usage_error("check --metrics /tmp/m.prom",
+                     std::string("rdma-provision: check: --metrics is not an option "
                                  "of check (it takes --root, --config, "
-                                 "--cmdline, --cmdline-string, --drivers, --network-manager)\n") +
+                                 "--cmdline, --cmdline-string, --drivers, --network-manager, "
+                                 "--json)\n") +
                          kCheckUsage);
   expect_usage_error("plan --generic",
                      "rdma-provision: plan: --generic is not an option of plan (it takes --root, "
