@@ -40,5 +40,11 @@ struct DriverPorts {
   std::string_view roce_v2_only_on;
 };
 std::optional<DriverPorts> driver_ports(std::string_view driver);
+// Every driver driver_ports() knows, NIC and RDMA names.
+std::vector<std::string_view> known_drivers();
+
+// The RDMA driver whose devices the kernel names like `ibdev` ("mlx5_0" -> mlx5_ib), or
+// nullopt (a soft device, a renamed one, an unknown prefix).
+std::optional<std::string_view> driver_of_device(std::string_view ibdev);
 
 }  // namespace rp

@@ -70,6 +70,11 @@ std::string findings_json(const std::vector<const Diagnostics*>& all,
 int check_for_target(const Inputs& in, const std::vector<std::string>& drivers, bool json) {
   Diagnostics target;
   check_target(in.config, drivers, target);
+  // What such an image would carry, against the devices the configuration names.
+  ImageNeedsOptions opt;
+  opt.drivers = DriverChoice::kGiven;
+  opt.given = drivers;
+  check_image_carries(in.config, image_needs(in, Inventory{}, opt), opt.drivers, target);
   const size_t errors = in.diag.errors.size() + target.errors.size();
   const size_t warnings = in.diag.warnings.size() + target.warnings.size();
   if (json) {
@@ -168,12 +173,15 @@ int cmd_image_needs(const Options& o) {
   Inputs in = load_inputs(root, o.inputs);
   // A target known by its drivers: what none of them can do fails the image build.
   if (opt.drivers == DriverChoice::kGiven) check_target(in.config, opt.given, in.diag);
-  print_diagnostics(in.diag);
   if (!in.diag.ok()) {
+    print_diagnostics(in.diag);
     std::fprintf(stderr, "rdma-provision: image-needs: invalid input, nothing listed\n");
     return kExitInvalid;
   }
-  print(image_needs_text(image_needs(in, inv, opt)));
+  const auto needs = image_needs(in, inv, opt);
+  check_image_carries(in.config, needs, opt.drivers, in.diag);
+  print_diagnostics(in.diag);
+  print(image_needs_text(needs));
   return kExitOk;
 }
 

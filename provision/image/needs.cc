@@ -185,6 +185,49 @@ std::vector<ImageNeed> image_needs(const Inputs& in, const Inventory& inv,
   return b.take();
 }
 
+void check_image_carries(const Config& cfg, const std::vector<ImageNeed>& needs,
+                         DriverChoice drivers, Diagnostics& d) {
+  if (drivers == DriverChoice::kGeneric) return;  // every driver goes in
+  std::set<std::string> modules;
+  for (const auto& n : needs)
+    if (n.kind == ImageNeed::Kind::kModule) modules.insert(module_key(n.item));
+  const std::string whose = drivers == DriverChoice::kHost
+                                ? "this host-only image carries the drivers of the build "
+                                  "host's cards, and "
+                                : "the image's --drivers (dracut's rdma_provision_drivers) "
+                                  "name ";
+  auto say = [&](const Source& where, const std::string& what, std::string_view driver) {
+    d.warn(where, what + ", but " + whose + "no " + std::string(driver) +
+                      ": the boot would find no such device; build the image with "
+                      "rdma_provision_drivers=\"" +
+                      std::string(driver) + "\" in dracut.conf, or not host-only");
+  };
+  std::vector<std::pair<std::string, Source>> named;  // RDMA devices by the kernel's name
+  for (const auto& [k, s] : cfg.roce) {
+    if (k.first.by != RdmaSelector::By::kName) continue;
+    named.push_back({k.first.name, s.mode ? s.mode->source : s.tos ? s.tos->source : Source()});
+  }
+  for (const auto& w : cfg.effective_waits()) {
+    if (w.value.kind == WaitItem::Kind::kPort && w.value.device.by == RdmaSelector::By::kName)
+      named.push_back({w.value.device.name, w.source});
+  }
+  for (const auto& [name, key] : cfg.names)
+    if (key.value.by == HwKey::By::kRdmaPort) named.push_back({key.value.device, key.source});
+  std::set<std::string> said;
+  for (const auto& [dev, where] : named) {
+    const auto driver = driver_of_device(dev);
+    if (!driver || modules.count(module_key(*driver)) || !said.insert(dev).second) continue;
+    say(where, dev + " is an " + std::string(*driver) + " device", *driver);
+  }
+  for (const auto& [pci, s] : cfg.mlx4) {
+    if (modules.count("mlx4_core")) break;
+    const Source& where = s.type[0] ? s.type[0]->source : s.type[1] ? s.type[1]->source : Source();
+    if (where.origin == Source::Origin::kMlx4Conf) continue;  // rdma-core's shared file
+    say(where, "mlx4 " + pci.str() + " needs mlx4_core", "mlx4_core");
+    break;
+  }
+}
+
 std::string image_needs_text(const std::vector<ImageNeed>& needs) {
   std::string out;
   for (const auto& n : needs) {

@@ -50,6 +50,13 @@ struct ImageNeedsOptions {
 std::vector<ImageNeed> image_needs(const Inputs& in, const Inventory& inv,
                                    const ImageNeedsOptions& opt);
 
+// What the configuration names that the image will not be able to drive: an RDMA device
+// known by the kernel's name of its driver ("mlx5_0": mlx5_ib), or mlx4 port types, whose
+// driver is not among `needs` (a host-only image built where that card is absent, a
+// --drivers list without it). Warnings at image build: the boot would find no such device.
+void check_image_carries(const Config& cfg, const std::vector<ImageNeed>& needs,
+                         DriverChoice drivers, Diagnostics& d);
+
 // One line per item, for shell: "module <name>", "module-dir <dir>", "file <path> [<dest>]",
 // each followed by "  # <why>". Items never contain " # ".
 std::string image_needs_text(const std::vector<ImageNeed>& needs);

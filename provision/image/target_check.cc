@@ -1,5 +1,6 @@
 #include "provision/image/target_check.h"
 
+#include <algorithm>
 #include <tuple>
 
 #include "provision/base/drivers.h"
@@ -149,6 +150,18 @@ void mlx4(const Config& cfg, const Target& t, Diagnostics& d) {
 }  // namespace
 
 void check_target(const Config& cfg, const std::vector<std::string>& drivers, Diagnostics& d) {
+  // A driver name nothing here knows is most likely a typo ("mlx5" for mlx5_core): the
+  // image would carry no driver for the card, and the boot would find no RDMA device.
+  const auto known = known_drivers();
+  for (const auto& name : drivers) {
+    if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+    const std::string near = did_you_mean(name, known);
+    d.warn(Source::at(Source::Origin::kOption, "--drivers"),
+           quote(name) + " is no RDMA driver rdma-provision knows" +
+               (near.empty() ? "" : " " + near) +
+               ": the image carries a module of that name if the kernel has one, and the "
+               "card's driver only if it is named too");
+  }
   const Target t(drivers);
   if (t.known.empty()) return;
   ipoib(cfg, t, d);

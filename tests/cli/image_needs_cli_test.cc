@@ -76,5 +76,57 @@ TEST(ImageNeedsCli, AMissingConfigGivenByNameIsAnError) {
   EXPECT_NE(out.find("error: /etc/none.conf: "), std::string::npos) << out;
 }
 
+// A host-only image built where the configured card is absent (a head node without RDMA
+// hardware): it would carry no driver for it, and says so at build time.
+TEST(ImageNeedsCli, AConfiguredDeviceWhoseDriverTheImageLacksIsAWarning) {
+  const std::string root = testing::unpack_fixture("rxe-virtio");  // no mlx5 here
+  int st = -1;
+  const std::string cmd = testing::tool_binary() + " image-needs --root " + root;
+  std::string out = testing::run(cmd + " --cmdline-string 'rd.rdma.roce=mlx5_0:v2:106' 2>&1", &st);
+  EXPECT_EQ(st, 0) << out;
+  EXPECT_NE(out.find("warning: cmdline: rd.rdma.roce=mlx5_0:v2:106: mlx5_0 is an mlx5_ib device, "
+                     "but this host-only image carries the drivers of the build host's cards, "
+                     "and no mlx5_ib: the boot would find no such device"),
+            std::string::npos)
+      << out;
+  // Named by --drivers, or a generic image: no warning.
+  out = testing::run(cmd + " --drivers mlx5_core --cmdline-string 'rd.rdma.roce=mlx5_0:v2' 2>&1");
+  EXPECT_EQ(out.find("warning:"), std::string::npos) << out;
+  out = testing::run(cmd + " --generic --cmdline-string 'rd.rdma.roce=mlx5_0:v2' 2>&1");
+  EXPECT_EQ(out.find("warning:"), std::string::npos) << out;
+  // A --drivers list without it, at check too.
+  out = testing::run(testing::tool_binary() + " check --root " + root +
+                     " --drivers bnxt_en --cmdline-string 'rd.rdma.wait=mlx5_1/1' 2>&1");
+  EXPECT_NE(out.find("warning: cmdline: rd.rdma.wait=mlx5_1/1: mlx5_1 is an mlx5_ib device, but "
+                     "the image's --drivers (dracut's rdma_provision_drivers) name no mlx5_ib"),
+            std::string::npos)
+      << out;
+}
+
+// A --drivers name no table knows is most likely a typo: said, with the name meant.
+TEST(ImageNeedsCli, AnUnknownDriverNameIsAWarningWithTheNameMeant) {
+  const std::string root = testing::unpack_fixture("rxe-virtio");
+  for (const std::string command : {"image-needs", "check"}) {
+    std::string out = testing::run(testing::tool_binary() + " " + command + " --root " + root +
+                                   " --drivers 'mlx5_bi' --cmdline-string '' 2>&1");
+    EXPECT_NE(out.find("warning: --drivers: 'mlx5_bi' is no RDMA driver rdma-provision knows "
+                       "(did you mean 'mlx5_ib'?)"),
+              std::string::npos)
+        << command << "\n"
+        << out;
+    // Two as near: the known names are listed.
+    out = testing::run(testing::tool_binary() + " " + command + " --root " + root +
+                       " --drivers 'mlx5' --cmdline-string '' 2>&1");
+    EXPECT_NE(out.find("warning: --drivers: 'mlx5' is no RDMA driver rdma-provision knows "
+                       "(known: mlx4_core, mlx4_ib, mlx5_core, mlx5_ib, "),
+              std::string::npos)
+        << command << "\n"
+        << out;
+  }
+  const std::string ok = testing::run(testing::tool_binary() + " check --root " + root +
+                                      " --drivers 'mlx5_core mana_ib' --cmdline-string '' 2>&1");
+  EXPECT_EQ(ok.find("warning:"), std::string::npos) << ok;
+}
+
 }  // namespace
 }  // namespace rp
