@@ -35,7 +35,7 @@ const std::vector<Command>& command_table() {
        cmd_plan,
        "the ordered actions apply would take (touches nothing)"},
       {"apply",
-       {"--root", "inputs", "--log", "--metrics", "--udev-settle"},
+       {"--root", "inputs", "--log", "--metrics", "--udev-settle", "--history"},
        cmd_apply,
        "carry out the plan; exit 0 all done, 1 some action failed, 2 invalid input (nothing "
        "applied), 3 deadline"},
@@ -67,7 +67,7 @@ const std::vector<Command>& command_table() {
        "what an initramfs must carry for these inputs: kernel modules and input files, one "
        "per line"},
       {"explain",
-       {"--root", "--json"},
+       {"--root", "--json", "--history"},
        cmd_explain,
        "the last boot in a few lines: each phase's outcome, what failed and why, how the root "
        "is mounted, where the records are; exit 1 when a record shows a failure"},

@@ -15,6 +15,10 @@
 namespace rp {
 namespace {
 
+// Where rdma-provision.service's apply --history keeps the records of this boot and the
+// one before.
+constexpr const char* kHistoryDir = "/var/lib/rdma-provision";
+
 // What an exit code of apply means (the man page's EXIT STATUS; the dracut hooks record a
 // signal's 128+N, rdma-provision-lib.sh rp_record_crash).
 std::string exit_meaning(const std::string& code) {
@@ -141,6 +145,19 @@ int cmd_explain(const Options& o) {
   }
   bool ok = any;
   for (const auto& t : told) ok &= t.ok();
+  // The boot before, as apply --history kept it (rdma-provision.service): told, not judged.
+  const std::string kept =
+      (o.history.empty() ? std::string(kHistoryDir) : o.history) + "/previous/";
+  std::vector<Told> before;
+  std::string before_id;
+  for (Phase p : {Phase::kInitramfs, Phase::kRealRoot}) {
+    const std::string file = kept + std::string(to_string(p)) + ".env";
+    const std::string text = root.read_or(file, "");
+    if (text.empty()) continue;
+    const auto env = read_env(text);
+    if (auto id = env.find("RP_BOOT_ID"); id != env.end()) before_id = id->second;
+    before.push_back(read_record(std::string(to_string(p)), file, env));
+  }
   const auto m = root_mount(root);
   const bool mounted = m && m->fstype != "rootfs" && m->fstype != "tmpfs";
   const std::string how = !m               ? ""
@@ -156,7 +173,15 @@ int cmd_explain(const Options& o) {
     for (const auto& t : told) json_record(w, t);
     w.end_array().key("ignored").begin_array();
     for (const auto& i : ignored) w.value(i);
-    w.end_array().key("root");
+    w.end_array().key("previous_boot");
+    if (before.empty()) {
+      w.null();
+    } else {
+      w.begin_object().field("boot_id", before_id).key("records").begin_array();
+      for (const auto& t : before) json_record(w, t);
+      w.end_array().end_object();
+    }
+    w.key("root");
     if (m) {
       w.begin_object().field("mounted", mounted).field("device", m->device);
       w.field("fstype", m->fstype).field("how", how).end_object();
@@ -179,6 +204,11 @@ int cmd_explain(const Options& o) {
   } else if (m) {
     std::printf("root       %s on %s (%s%s)\n", m->device.c_str(), m->mount_point.c_str(),
                 m->fstype.c_str(), how.empty() ? "" : (", " + how).c_str());
+  }
+  if (!before.empty()) {
+    std::printf("the boot before%s%s (kept in %s):\n", before_id.empty() ? "" : " ",
+                before_id.c_str(), kept.c_str());
+    for (const auto& t : before) print_record(t);
   }
   // Where the lines of each run are: the kernel log (the binary writes to /dev/kmsg in
   // the initramfs, apply/log.cc), which the journal keeps as the kernel's.

@@ -86,6 +86,15 @@ const std::vector<OptionSpec>& option_table() {
          o.metrics = std::string(v);
          return std::string();
        }},
+      {"--history", "DIR", "",
+       "apply: keep this boot's records under DIR/boot and move the boot before's to "
+       "DIR/previous; explain: read the boot before's from there (default "
+       "/var/lib/rdma-provision; a path under the root)",
+       false,
+       [](std::string_view v, Options& o) {
+         o.history = std::string(v);
+         return std::string();
+       }},
       {"--address", "HWADDR", "",
        "the interface's hardware address, as udev's $attr{address} gives it", false,
        [](std::string_view v, Options& o) {

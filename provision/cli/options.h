@@ -21,6 +21,7 @@ struct Options {
   std::string output;
   std::string state_env;             // --state-env: a host path
   std::string metrics;               // --metrics: a host path (node_exporter's textfile)
+  std::string history;               // --history: a directory under the root (boot records)
   std::optional<HwAddress> address;  // --address: udev-name's interface
   InputOptions inputs;
   bool generic = false;

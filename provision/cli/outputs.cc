@@ -2,10 +2,13 @@
 
 #include <sys/stat.h>
 
+#include <cerrno>
+
 #include "provision/base/strings.h"
 #include "provision/inventory/inventory.h"
 #include "provision/report/handoff.h"
 #include "provision/report/metrics.h"
+#include "provision/report/record.h"
 
 namespace rp {
 
@@ -61,6 +64,50 @@ void write_metrics(const Options& o, const Root& root, const RunRecord& run, con
   }
 }
 
+// apply --history DIR (the real root's rdma-provision.service): this boot's records under
+// DIR/boot, and those of the boot before moved to DIR/previous by the first run of a new
+// boot, so that `explain` tells the boot before too (what /run held went with it).
+void keep_history(const Options& o, const Root& root, const RunRecord& run, const std::string& env,
+                  Log& log) {
+  if (o.history.empty()) return;
+  const std::string boot = o.history + "/boot/", previous = o.history + "/previous/";
+  auto file = [](Phase p) { return std::string(to_string(p)) + ".env"; };
+  auto boot_id = [](const std::string& text) {
+    const auto e = read_env(text);
+    auto it = e.find("RP_BOOT_ID");
+    return it == e.end() ? std::string() : it->second;
+  };
+  bool said = false;
+  auto write = [&](const std::string& path, const std::string& text) {
+    auto st = root.write_file_atomic(path, text);
+    if (st || said) return;
+    said = true;  // once: the rest fails alike
+    // A read-only root (many diskless nodes) keeps no history: a note, not a warning at
+    // every boot.
+    const std::string line = "history: " + st.error().str() + ": explain will not tell this boot";
+    st.error().errnum == EROFS ? log.notice(line) : log.warn(line);
+  };
+  bool older = false;
+  for (Phase p : {Phase::kInitramfs, Phase::kRealRoot}) {
+    const std::string kept = root.read_or(boot + file(p), "");
+    older |= !kept.empty() && boot_id(kept) != run.boot_id;
+  }
+  if (older) {
+    // Every phase moves, an empty file where that boot had none (no stale record stays).
+    for (Phase p : {Phase::kInitramfs, Phase::kRealRoot}) {
+      write(previous + file(p), root.read_or(boot + file(p), ""));
+      write(boot + file(p), "");
+    }
+  }
+  if (run.phase == Phase::kRealRoot) {
+    const std::string initramfs = root.read_or(phase_state_path(Phase::kInitramfs, true), "");
+    if (!initramfs.empty() && boot_id(initramfs) == run.boot_id) {
+      write(boot + file(Phase::kInitramfs), initramfs);
+    }
+  }
+  write(boot + file(run.phase), env);
+}
+
 }  // namespace
 
 int finish_apply(const Options& o, const Root& root, RunRecord& run, const Inputs& in,
@@ -72,6 +119,7 @@ int finish_apply(const Options& o, const Root& root, RunRecord& run, const Input
     for (const auto& w : d->warnings) run.warnings.push_back(w.str());
   }
   write_state(root, in.config, plan, report, run, log);
+  keep_history(o, root, run, state_env(in.config, plan, report, &run), log);
   write_metrics(o, root, run, in.config, plan, report, log);
   return code;
 }

@@ -189,6 +189,42 @@ TEST(BootRecord, EachPhaseKeepsItsOwnRecordAndExplainTellsBoth) {
   EXPECT_LT(r.out.find("initramfs "), r.out.find("real-root "));
 }
 
+// apply --history (the real root's unit) keeps this boot's records; the first run of the
+// next boot moves them aside, and explain tells that boot as the one before.
+TEST(BootRecord, ExplainTellsTheBootBeforeFromTheKeptHistory) {
+  const std::string root = testing::unpack_fixture("cx5-roce");
+  testing::run("mkdir -p " + root + "/proc/sys/kernel/random " + root + "/etc");
+  auto boot = [&](const std::string& id) {
+    std::ofstream(root + "/proc/sys/kernel/random/boot_id") << id << "\n";
+  };
+  const std::string first = "11111111-2222-3333-4444-555555555555";
+  boot(first);
+  std::ofstream(root + "/etc/initrd-release") << "NAME=dracut\n";
+  Ran r = tool(root, "apply --log stderr --cmdline-string 'rd.rdma.wait=mlx5_9/1'");
+  EXPECT_EQ(r.status, 1) << r.out;
+  testing::run("rm " + root + "/etc/initrd-release");
+  r = tool(root, "apply --log stderr --history /var/lib/rdma-provision --cmdline-string ''");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(has(read(root + "/var/lib/rdma-provision/boot/initramfs.env"), first));
+  // Nothing before the first boot.
+  EXPECT_FALSE(has(tool(root, "explain").out, "the boot before")) << r.out;
+  // The next boot: /run is new, the kept records become the boot before's.
+  testing::run("rm -rf " + root + "/run/rdma-provision");
+  boot("66666666-7777-8888-9999-000000000000");
+  r = tool(root, "apply --log stderr --history /var/lib/rdma-provision --cmdline-string ''");
+  EXPECT_EQ(r.status, 0) << r.out;
+  r = tool(root, "explain");
+  EXPECT_EQ(r.status, 0) << r.out;  // this boot is well; the one before is told, not judged
+  EXPECT_TRUE(has(r.out, "the boot before " + first +
+                             " (kept in /var/lib/rdma-provision/"
+                             "previous/):\ninitramfs "))
+      << r.out;
+  EXPECT_TRUE(has(r.out, "  failed  wait-port mlx5_9/1: absent -> ACTIVE")) << r.out;
+  EXPECT_TRUE(has(tool(root, "explain --json").out, "\"previous_boot\": {")) << r.out;
+  // This boot has no initramfs record: none is kept for it.
+  EXPECT_EQ(read(root + "/var/lib/rdma-provision/boot/initramfs.env"), "");
+}
+
 TEST(BootRecord, InvalidInputAndTheRootMountAreInTheRecord) {
   const std::string root = testing::unpack_fixture("cx5-roce");
   testing::run("mkdir -p " + root + "/proc/self");
@@ -256,7 +292,7 @@ TEST(WhatConfuses, BashCompletesCommandsAndEachCommandsOptions) {
   };
   EXPECT_EQ(complete("ex", 1), "explain\n");
   EXPECT_EQ(complete("\"\"", 1).find("status check config plan apply"), 0u);
-  EXPECT_EQ(complete("explain --", 2), "--root --json --help\n");
+  EXPECT_EQ(complete("explain --", 2), "--root --json --history --help\n");
   EXPECT_EQ(complete("apply --me", 2), "--metrics\n");
   // After an option that takes a value: files (here, none begins with that).
   EXPECT_EQ(complete("apply --root /nonexistent-x", 3), "\n");

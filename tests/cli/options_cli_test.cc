@@ -91,7 +91,8 @@ TEST(OptionsCli, UnknownOptionsFlagsWithValuesRepeatsAndStrayWords) {
   expect_usage_error("apply --log verbose",
                      "rdma-provision: apply: --log 'verbose' is not one of auto, kmsg, stderr\n"
                      "usage: rdma-provision apply [--root DIR] [inputs] [--log "
-                     "auto|kmsg|stderr] [--metrics FILE] [--udev-settle SECONDS]\n");
+                     "auto|kmsg|stderr] [--metrics FILE] [--udev-settle SECONDS] [--history "
+                     "DIR]\n");
 }
 
 // One line and where to read more, not the whole help (--help prints that).

@@ -21,6 +21,7 @@ import collections
 import os
 import random
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -193,6 +194,9 @@ def main(argv):
                            text=True, capture_output=True).stdout
     if dirty.strip():
         sys.exit("mutation sample: provision/ has uncommitted changes; run it in a clean clone")
+    # A kill (SIGTERM, SIGHUP) ends the run through the `finally` that restores the file.
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, lambda *_: sys.exit(143))
     equivalents = read_equivalents(a.equivalents)
     hosts = host_tests()
     cache = {}
