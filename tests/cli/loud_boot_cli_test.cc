@@ -10,19 +10,9 @@
 namespace rp {
 namespace {
 
-struct Ran {
-  int status = -1;
-  std::string out;
-};
-
-Ran tool(const std::string& root, const std::string& args) {
-  Ran r;
-  r.out =
-      testing::run(testing::tool_binary() + " " + args + " --root " + root + " 2>&1", &r.status);
-  return r;
-}
-
-bool has(const std::string& out, const std::string& s) { return out.find(s) != std::string::npos; }
+using testing::has;
+using testing::Ran;
+using testing::tool;
 
 std::string read_file(const std::string& path) { return testing::run("cat " + path); }
 

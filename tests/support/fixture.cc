@@ -60,4 +60,10 @@ std::string tree_digest(const std::string& root) {
              "-printf '%p %m %s\\n' | sort | md5sum");
 }
 
+Ran tool(const std::string& root, const std::string& args) {
+  Ran r;
+  r.out = run(tool_binary() + " " + args + " --root " + root + " 2>&1", &r.status);
+  return r;
+}
+
 }  // namespace rp::testing

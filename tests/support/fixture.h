@@ -18,6 +18,19 @@ std::string run(const std::string& cmd, int* status = nullptr);
 // The rdma-provision binary of a CLI test (its data dependency //provision:rdma-provision).
 std::string tool_binary();
 
+// The binary run as an administrator runs it on a fixture: `args` then --root `root`,
+// stdout and stderr together, and the exit status.
+struct Ran {
+  int status = -1;
+  std::string out;
+};
+Ran tool(const std::string& root, const std::string& args);
+
+// Whether `out` contains `s`.
+inline bool has(const std::string& out, const std::string& s) {
+  return out.find(s) != std::string::npos;
+}
+
 // Every path of the tree with its mode and size: what a run that applies nothing leaves.
 // The run's own record (/run/rdma-provision: state.json, state.env, each phase's copy),
 // which apply writes for every exit code, is left out; so is the /run entry itself.
