@@ -112,8 +112,8 @@ std::string present_hint(const std::string& wanted,
 
 void PlanBuilder::absent(const Source& where, const std::string& what, const std::string& noun,
                          const std::string& wanted, const std::vector<Candidate>& present) {
-  plan_.absent.push_back(what + ": no " + noun + " " + wanted + " is present");
   const std::string said = what + ": no " + noun + " " + wanted + " is present";
+  plan_.absent.push_back(said);
   if (!cfg.required.value) return plan_.diag.warn(where, said + present_hint(wanted, present));
   // rd.rdma.required=1: a boot that asked for it and goes on without it is a failed boot,
   // not a warning in the kernel log (check says the warning, apply fails the action).

@@ -60,7 +60,8 @@ void validate(const Config& cfg, Diagnostics& diag) {
     diag.warn(ours.source,
               name + " gets " + ours.prefix.str() + " here and is configured by dracut's " +
                   src.file + " too: the kernel ends with both addresses on " + name +
-                  ", and the default route is dracut's (ifup replaces it); keep one of them");
+                  ", and a default route dracut sets replaces one given here; keep one of "
+                  "them");
   }
   // Datagram IPoIB carries at most IPOIB_UD_MTU(4096) = 4092 bytes (ipoib.h: the largest IB
   // MTU minus the 4-byte IPoIB header), whatever the machine.
