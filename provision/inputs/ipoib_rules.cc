@@ -165,6 +165,15 @@ std::optional<std::string> udev_name(const std::string& name, const Source& wher
                           " uses udev substitutions ('%' or '$'); only fixed names are read here");
     return std::nullopt;
   }
+  // A name udev refuses is one it skips, with its own warning (udev-event.c rename_netif
+  // under the NAMING_REPLACE_STRICTLY naming schemes: "Invalid network interface name,
+  // ignoring"): so does this reader, and the boot goes on.
+  if (auto why = udev_refuses_ifname(name); !why.empty()) {
+    diag.warn(where, "NAME " + shown(name) + " " + why +
+                         "; udev ignores this rule's NAME=, "
+                         "and so does rdma-provision");
+    return std::nullopt;
+  }
   // rdma-core's own example names ports ib0/ib1 and udev applies such a rule; the guides
   // call it "not recommended". A warning here, an error only in our own inputs.
   if (is_kernel_own_name(name)) {

@@ -192,10 +192,30 @@ std::optional<std::string> parse_ifname(std::string_view s, const Source& where,
   return name;
 }
 
+std::string udev_refuses_ifname(std::string_view s) {
+  // src/basic/socket-util.c ifname_valid_full and ifname_valid_char (systemd 252..257).
+  if (s == "all" || s == "default") {
+    return "would stand for every interface in /proc/sys/net/ipv4/conf/" + std::string(s) +
+           ", so udev and systemd refuse it (ifname_valid_full)";
+  }
+  if (!s.empty() && std::all_of(s.begin(), s.end(), digit)) {
+    return "is digits only, which udev and systemd take for an interface index and refuse "
+           "as a name (ifname_valid_full)";
+  }
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 127) return "has a byte outside ASCII, which udev refuses (ifname_valid_char)";
+  }
+  return "";
+}
+
 std::optional<std::string> parse_new_ifname(std::string_view s, const Source& where,
                                             Diagnostics& d) {
   auto name = parse_ifname(s, where, d);
   if (!name) return std::nullopt;
+  if (auto why = udev_refuses_ifname(s); !why.empty()) {
+    return bad<std::string>(where, d, "interface name " + shown(s) + " " + why);
+  }
   // A name with '%' is a template to the kernel (net/core/dev.c dev_get_valid_name ->
   // dev_prep_valid_name: "ib%d" becomes the first free ib<N>), not a name.
   if (s.find('%') != std::string_view::npos) {

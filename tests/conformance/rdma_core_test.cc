@@ -89,6 +89,16 @@ const Row kRows[] = {
      "SUBSYSTEM==\"net\", ATTR{type}==\"32\", ATTR{address}==\"00:02:c9:03:00:31:78:f2\", "
      "NAME=\"ib-a\"\n",
      "never matches a 20-byte address", "ib-a=0002:c903:0031:78f2; 1 warning(s)"},
+    {"systemd src/udev/udev-event.c rename_netif: !ifname_valid() -> 'Invalid network "
+     "interface name, ignoring' (src/basic/socket-util.c ifname_valid_full: all, default)",
+     parse_ipoib_rules,
+     "SUBSYSTEM==\"net\", ATTR{type}==\"32\", ATTR{address}==\"?*00:02:c9:03:00:31:78:f2\", "
+     "NAME=\"all\"\n",
+     "the NAME= is ignored with a warning, the interface keeps its name", "1 warning(s)"},
+    {"systemd src/basic/socket-util.c ifname_valid_full: a name of digits only", parse_ipoib_rules,
+     "SUBSYSTEM==\"net\", ATTR{type}==\"32\", ATTR{address}==\"?*00:02:c9:03:00:31:78:f2\", "
+     "NAME=\"1234\"\n",
+     "the NAME= is ignored with a warning, the interface keeps its name", "1 warning(s)"},
 };
 
 TEST(RdmaCoreConformance, Mlx4ConfAndIpoibRules) {

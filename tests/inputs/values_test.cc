@@ -265,6 +265,26 @@ TEST(Values, TheKernelsOwnNamesAreIbOrEthWithANumber) {
             "unrenamed device");
 }
 
+// Names udev would not give (systemd src/basic/socket-util.c ifname_valid_full, applied by
+// udev-event.c rename_netif): refused at check in our own inputs, naming the rule.
+TEST(Values, ANameUdevRefusesIsRefusedWithTheRule) {
+  for (const char* bad : {"all", "default", "1234", "0", "fab\xc3\xa9"}) {
+    Diagnostics d;
+    EXPECT_FALSE(parse_new_ifname(bad, src("here"), d)) << bad;
+    ASSERT_EQ(d.errors.size(), 1u) << bad;
+    EXPECT_NE(d.errors[0].what.find(
+                  std::string(bad[0] == 'f' ? "ifname_valid_char" : "ifname_valid_full")),
+              std::string::npos)
+        << d.errors[0].what;
+  }
+  EXPECT_EQ(udev_refuses_ifname("all"),
+            "would stand for every interface in /proc/sys/net/ipv4/conf/all, so udev and "
+            "systemd refuse it (ifname_valid_full)");
+  for (const char* good : {"alll", "all0", "0a", "defaults", "fab0", "ib-a.8001"}) {
+    EXPECT_EQ(udev_refuses_ifname(good), "") << good;
+  }
+}
+
 TEST(Values, WaitListKeepsOnlyGoodTargets) {
   Config cfg;
   Diagnostics d;
