@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "provision/apply/module_jobs.h"
+#include "provision/base/modprobe.h"
 #include "provision/base/strings.h"
 
 namespace rp {
@@ -20,11 +21,6 @@ std::string join(const std::vector<std::string>& v, const std::string& sep) {
   std::string out;
   for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
   return out;
-}
-
-std::string normalized(std::string s) {
-  std::replace(s.begin(), s.end(), '-', '_');
-  return s;
 }
 
 std::string blacklisted_text(const ModuleResolution& r) {
@@ -56,7 +52,7 @@ std::vector<ActionPlan> resolve_requests(ModuleLoader& res, const std::vector<Re
                                                ? ""
                                                : "not built for kernel " + res.kernel_release() +
                                                      ", or left out of the initramfs");
-      p.early_module = normalized(name);
+      p.early_module = modprobe_name(name);
       continue;
     }
     if (r->modules.empty()) {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "provision/apply/modules.h"
+#include "provision/base/modprobe.h"
 #include "provision/base/strings.h"
 
 namespace rp {
@@ -16,18 +17,12 @@ std::string join(const std::vector<std::string>& v, const std::string& sep) {
   return out;
 }
 
-std::string normalized(std::string s) {
-  for (char& c : s)
-    if (c == '-') c = '_';
-  return s;
-}
-
 }  // namespace
 
 Outcome reload_module(ApplyContext& ctx, const Action& a, const ModuleLoading& how) {
   if (auto skip = live_only(ctx, how.loader.dry_run)) return *skip;
   const ModuleWanted want = wanted_of(a);
-  const std::string module = normalized(want.module);
+  const std::string module = modprobe_name(want.module);
   const std::string sys = "/sys/module/" + module;
 
   ModuleLoaderOptions look = how.loader;

@@ -4,6 +4,13 @@
 
 namespace rp {
 
+std::string modprobe_name(std::string_view name) {
+  std::string out(name);
+  for (char& c : out)
+    if (c == '-') c = '_';
+  return out;
+}
+
 bool install_forbids(std::string_view command) {
   const auto words = split_ws(command);
   if (words.empty()) return false;

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "provision/base/drivers.h"
+#include "provision/base/modprobe.h"
 #include "provision/base/strings.h"
 #include "provision/plan/module_needs.h"
 
@@ -17,14 +18,6 @@ constexpr const char* kCoreModules[] = {"ib_core", "ib_uverbs", "rdma_ucm", "rdm
 // RDMA drivers that are not the RDMA side of a NIC driver (hfi1, qib, efa, vmw_pvrdma,
 // ...) all live here in the kernel tree; a generic image takes the directory.
 constexpr const char* kRdmaHardwareDir = "drivers/infiniband/hw";
-
-// modprobe does not care about '-' versus '_' in module names; neither do we.
-std::string module_key(std::string_view name) {
-  std::string k(name);
-  for (char& c : k)
-    if (c == '-') c = '_';
-  return k;
-}
 
 // Whether `source` (merged ones included) is a line of `file`.
 bool source_names(const Source& source, const std::string& file) {
@@ -50,7 +43,7 @@ class Builder {
   }
 
   void module(std::string_view name, std::string why) {
-    if (!modules_.insert(module_key(name)).second) return;
+    if (!modules_.insert(modprobe_name(name)).second) return;
     out_.push_back({ImageNeed::Kind::kModule, std::string(name), "", std::move(why)});
   }
   void module_dir(std::string dir, std::string why) {
@@ -59,7 +52,7 @@ class Builder {
   void file(std::string path, std::string dest, std::string why) {
     out_.push_back({ImageNeed::Kind::kFile, std::move(path), std::move(dest), std::move(why)});
   }
-  bool has_module(std::string_view name) const { return modules_.count(module_key(name)) > 0; }
+  bool has_module(std::string_view name) const { return modules_.count(modprobe_name(name)) > 0; }
 
   // A value counts unless it comes from a file the image leaves out.
   bool counts(const Source& source) const {
@@ -107,7 +100,7 @@ class Builder {
   void given_drivers() {
     for (const auto& m : opt_.given) {
       module(m, "--drivers");
-      add_driver(machine_, module_key(m), "RDMA driver of " + m + " (--drivers)");
+      add_driver(machine_, modprobe_name(m), "RDMA driver of " + m + " (--drivers)");
     }
   }
 
@@ -190,7 +183,7 @@ void check_image_carries(const Config& cfg, const std::vector<ImageNeed>& needs,
   if (drivers == DriverChoice::kGeneric) return;  // every driver goes in
   std::set<std::string> modules;
   for (const auto& n : needs)
-    if (n.kind == ImageNeed::Kind::kModule) modules.insert(module_key(n.item));
+    if (n.kind == ImageNeed::Kind::kModule) modules.insert(modprobe_name(n.item));
   const std::string whose = drivers == DriverChoice::kHost
                                 ? "this host-only image carries the drivers of the build "
                                   "host's cards, and "
@@ -216,7 +209,7 @@ void check_image_carries(const Config& cfg, const std::vector<ImageNeed>& needs,
   std::set<std::string> said;
   for (const auto& [dev, where] : named) {
     const auto driver = driver_of_device(dev);
-    if (!driver || modules.count(module_key(*driver)) || !said.insert(dev).second) continue;
+    if (!driver || modules.count(modprobe_name(*driver)) || !said.insert(dev).second) continue;
     say(where, dev + " is an " + std::string(*driver) + " device", *driver);
   }
   for (const auto& [pci, s] : cfg.mlx4) {

@@ -4,6 +4,7 @@
 #include <tuple>
 
 #include "provision/base/drivers.h"
+#include "provision/base/modprobe.h"
 #include "provision/base/strings.h"
 
 namespace rp {
@@ -45,7 +46,9 @@ bool enhanced_off(const Config& cfg) {
   bool off = false;
   for (auto w : split_ws(it->second.value)) {
     auto eq = w.find('=');
-    if (eq == std::string_view::npos || w.substr(0, eq) != "ipoib_enhanced") continue;
+    // kernel/params.c parameq: '-' and '_' are the same in a parameter's name.
+    if (eq == std::string_view::npos || modprobe_name(w.substr(0, eq)) != "ipoib_enhanced")
+      continue;
     off = parse_uint(w.substr(eq + 1)) == std::optional<uint64_t>(0);
   }
   return off;

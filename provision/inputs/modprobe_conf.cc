@@ -99,14 +99,16 @@ void modprobe_options(std::string_view rest, const Source& where, Config& cfg, D
   auto params = module_params(options);
   for (const auto& p : params) {
     if (p.text.front() != '#') continue;
-    // libkmod has comments only at the start of a line: it would hand the rest to the
-    // module, and the kernel ignores unknown parameters.
+    // libkmod has comments only at the start of a line (libkmod-config.c
+    // kmod_config_parse): it hands every word to the module, and the kernel ignores the
+    // parameters it does not know ('#' among them: kernel/params.c parse_args,
+    // unknown_module_param_cb "Unknown parameter ... ignored") and applies the others,
+    // those after the '#' too. Read the same way here.
     size_t cut = static_cast<size_t>(p.text.data() - options.data());
     diag.warn(where, "'#' starts a comment only at the start of a line; modprobe passes " +
                          shown(options.substr(cut)) + " to " + quote(name) +
-                         ", which ignores it; dropped here");
-    options = trim(options.substr(0, cut));
-    params = module_params(options);
+                         " as parameters: the kernel ignores those it does not know and "
+                         "applies the others");
     break;
   }
   if (options.empty()) {

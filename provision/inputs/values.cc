@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "provision/base/modprobe.h"
 #include "provision/base/strings.h"
 #include "provision/inputs/text.h"
 #include "provision/inputs/value_error.h"
@@ -180,7 +181,7 @@ std::optional<std::string> parse_module_name(std::string_view s, const Source& w
                                              Diagnostics& d) {
   auto name = name_by_rule(s, kModuleName, where, d);
   // libkmod's modname_normalize() makes '-' and '_' the same; the kernel names them with '_'.
-  if (name) std::replace(name->begin(), name->end(), '-', '_');
+  if (name) *name = modprobe_name(*name);
   return name;
 }
 

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "provision/base/drivers.h"
+#include "provision/base/modprobe.h"
 #include "provision/base/strings.h"
 #include "provision/inventory/inventory.h"
 #include "provision/inventory/shown.h"
@@ -372,8 +373,7 @@ void enrich_netdevs(const Root& root, Inventory& inv) {
 
 void discover_presence(const Root& root, Inventory& inv) {
   auto shown = [&](std::string module, std::string evidence) {
-    for (char& c : module)
-      if (c == '-') c = '_';
+    module = modprobe_name(module);
     if (module.empty() || std::binary_search(inv.modules.begin(), inv.modules.end(), module))
       return;
     inv.shown_present.emplace(std::move(module), std::move(evidence));
@@ -451,10 +451,7 @@ void discover_sysfs(const Root& root, Inventory& inv, Detail detail) {
       auto slash = line.rfind('/');
       auto name = line.substr(slash == std::string_view::npos ? 0 : slash + 1);
       if (!ends_with(name, ".ko")) continue;
-      std::string n(name.substr(0, name.size() - 3));
-      for (char& c : n)
-        if (c == '-') c = '_';
-      inv.modules.push_back(n);
+      inv.modules.push_back(modprobe_name(name.substr(0, name.size() - 3)));
     }
   }
   std::sort(inv.modules.begin(), inv.modules.end());

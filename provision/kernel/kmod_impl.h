@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "provision/base/modprobe.h"
 #include "provision/base/root.h"
 #include "provision/kernel/modules.h"
 
@@ -30,11 +31,7 @@ using ModulePtr = std::unique_ptr<kmod_module, ModuleUnref>;
 using ListPtr = std::unique_ptr<kmod_list, ListUnref>;
 
 // Module names use '_' where users often type '-' (/sys/module, modules.dep keys).
-inline std::string normalize(std::string_view name) {
-  std::string out(name);
-  std::replace(out.begin(), out.end(), '-', '_');
-  return out;
-}
+inline std::string normalize(std::string_view name) { return modprobe_name(name); }
 
 // What libkmod logged at LOG_ERR during one operation. libkmod reports some problems
 // only this way (a dependency whose file is missing is dropped from the list, and the

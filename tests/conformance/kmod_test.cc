@@ -72,6 +72,14 @@ const Row kRows[] = {
      "blacklist floppy\\", "blacklist floppy", "blacklist floppy"},
     {"libkmod/libkmod-config.c: kmod_config_parse ('#' first on the line)",
      "#options mlx4_en pfctx=8\n", "a comment", ""},
+    {"kernel/params.c: parse_args, unknown_module_param_cb (a '#' inside an options line "
+     "is a parameter the kernel ignores; the ones after it apply)",
+     "options mlx4_en pfctx=0x08 # priority 3 pfcrx=0x08\n", "pfctx=0x08 and pfcrx=0x08",
+     "options mlx4_en 'pfctx=0x08 # priority 3 pfcrx=0x08'; pfctx=0x08; pfcrx=0x08; "
+     "1 warning(s)"},
+    {"kernel/params.c: parameq ('-' and '_' are the same in a parameter's name)",
+     "options ib_ipoib ipoib-enhanced=0\n", "Enhanced IPoIB off",
+     "options ib_ipoib 'ipoib-enhanced=0'"},
     {"libkmod/libkmod-config.c: kmod_config_parse (options without parameters)",
      "options mlx4_en\n", "a syntax error; line ignored", "1 warning(s)"},
     {"libkmod/libkmod-config.c: kmod_config_parse (unknown command)", "blacklst floppy\n",

@@ -365,9 +365,10 @@ TEST(ModprobeConf, UnknownDirectivesAndBadLinesModprobeIgnoresAreWarningsOnly) {
                 "/etc/modprobe.d/mlx4.conf:6: text after the module name is ignored: '# not on "
                 "this node'",
                 "/etc/modprobe.d/mlx4.conf:7: '#' starts a comment only at the start of a line; "
-                "modprobe passes '# priority 3' to 'mlx4_en', which ignores it; dropped here",
+                "modprobe passes '# priority 3' to 'mlx4_en' as parameters: the kernel ignores "
+                "those it does not know and applies the others",
             }));
-  EXPECT_EQ(cfg.module_options.at("mlx4_en").value, "pfctx=0x08");
+  EXPECT_EQ(cfg.module_options.at("mlx4_en").value, "pfctx=0x08 # priority 3");
   EXPECT_EQ(cfg.pfc_tx->value, 8u);
   EXPECT_EQ(cfg.blacklist.size(), 1u);
 }
