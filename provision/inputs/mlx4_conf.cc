@@ -27,10 +27,14 @@ void mlx4_line(std::string_view line, const Source& where, std::map<PciAddress, 
   }
   const size_t errors_before = diag.errors.size();
 
-  auto pci = parse_pci_address(fields[0], where, diag);
+  // mlx4-setup.sh skips a line without a port type ([ -z "$port1" ] && continue): a
+  // warning here, never a refused boot over rdma-core's shared file.
   if (fields.size() == 1) {
-    diag.error(where, "no port type after " + shown(fields[0]) + std::string(kMlx4Usage));
+    return diag.warn(where, "no port type after " + shown(fields[0]) + std::string(kMlx4Usage) +
+                                ": rdma-core's mlx4-setup.sh skips this line, and so does "
+                                "rdma-provision");
   }
+  auto pci = parse_pci_address(fields[0], where, diag);
   if (fields.size() > 3) {
     diag.error(where, "too many fields: " + shown(fields[3]) + " after the port 2 type" +
                           std::string(kMlx4Usage));
@@ -46,6 +50,16 @@ void mlx4_line(std::string_view line, const Source& where, std::map<PciAddress, 
     }
   }
   if (diag.errors.size() != errors_before) return;
+  // mlx4-setup.sh finds the card by its directory, /sys/bus/pci/drivers/mlx4_core/<id>,
+  // which the kernel names in one form only (drivers/pci/probe.c pci_setup_device:
+  // "%04x:%02x:%02x.%d", domain included, lower case): an id written otherwise is never
+  // found, and the script skips the line. So does rdma-provision.
+  if (fields[0] != pci->str()) {
+    diag.warn(where, "rdma-core's mlx4-setup.sh looks for /sys/bus/pci/drivers/mlx4_core/" +
+                         std::string(fields[0]) + ", which the kernel never names so: it skips " +
+                         "this line, and so does rdma-provision; write " + pci->str());
+    return;
+  }
 
   // rdma-core's mlx4-setup.sh (set_dual_port) refuses port 1 eth unless port 2 is eth
   // too ("In order for port1 to be eth, port2 must also be eth") and sets nothing: so do we.

@@ -58,15 +58,18 @@ const Row kRows[] = {
      "0000:81:00.0 ib\n", "port 1 ib (a dual-port card's line is skipped)",
      "0000:81:00.0 port1=ib"},
     {"redhat/rdma.mlx4-setup.sh: [ -z \"$port1\" ] && continue (no type)", parse_mlx4_conf,
-     "0000:81:00.0\n", "the line is skipped, silently",
-     "error: f:1: no port type after '0000:81:00.0' (expected <pci address> <port1 type> "
-     "[<port2 type>])",
-     "a line rdma-core's script skips silently is an error here"},
+     "0000:81:00.0\n", "the line is skipped, silently", "1 warning(s)"},
     {"redhat/rdma.mlx4-setup.sh: read device port1 port2 (a comment after the types)",
      parse_mlx4_conf, "0000:0b:00.0 eth eth # both Ethernet\n",
      "port2 is 'eth # both Ethernet': port 1 eth is refused, nothing set",
      "0000:0b:00.0 port1=eth; 0000:0b:00.0 port2=eth; 1 warning(s)",
      "a comment after the port types is one here and a warning"},
+    {"redhat/rdma.mlx4-setup.sh: the card found by /sys/bus/pci/drivers/mlx4_core/$device "
+     "(drivers/pci/probe.c pci_setup_device names it %04x:%02x:%02x.%d)",
+     parse_mlx4_conf, "0b:00.0 eth eth\n",
+     "no such directory without the domain: the line is skipped", "1 warning(s)"},
+    {"redhat/rdma.mlx4-setup.sh: the same for an upper-case id", parse_mlx4_conf,
+     "0000:0B:00.0 eth eth\n", "no such directory: the line is skipped", "1 warning(s)"},
     {"kernel-boot/persistent-ipoib.rules.in: the template's example rule", parse_ipoib_rules,
      "ACTION==\"add\", SUBSYSTEM==\"net\", DRIVERS==\"?*\", ATTR{type}==\"32\", "
      "ATTR{address}==\"?*00:02:c9:03:00:31:78:f2\", NAME=\"mlx4_ib3\"\n",

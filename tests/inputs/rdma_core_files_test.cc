@@ -90,14 +90,25 @@ TEST(Mlx4Conf, ShippedTemplatePlusCardsSetsPortTypesWithTheirLines) {
   EXPECT_EQ(c.type[1]->value, PortType::kIb);
 }
 
-TEST(Mlx4Conf, ShortPciAddressTrailingCommentAndCrlfAreAccepted) {
+TEST(Mlx4Conf, TrailingCommentAndCrlfAreAcceptedAShortPciAddressIsSkippedAsRdmaCoreSkipsIt) {
   Config cfg;
   Diagnostics diag;
-  parse_mlx4_conf("0b:00.0 ib eth   # lab card\r\n", kMlx4, cfg, diag);
+  parse_mlx4_conf("0000:0b:00.0 ib eth   # lab card\r\n", kMlx4, cfg, diag);
   EXPECT_TRUE(diag.errors.empty());
   const Mlx4Setting& a = cfg.mlx4.at(pci("0000:0b:00.0"));
   EXPECT_EQ(a.type[0]->value, PortType::kIb);
   EXPECT_EQ(a.type[1]->value, PortType::kEth);
+  // mlx4-setup.sh looks for /sys/bus/pci/drivers/mlx4_core/0b:00.0, which never exists.
+  Config shorter;
+  Diagnostics said;
+  parse_mlx4_conf("0b:00.0 ib eth\n", kMlx4, shorter, said);
+  EXPECT_TRUE(said.errors.empty());
+  EXPECT_TRUE(shorter.mlx4.empty());
+  ASSERT_EQ(said.warnings.size(), 1u);
+  EXPECT_EQ(said.warnings[0].str(),
+            "/etc/rdma/mlx4.conf:1: rdma-core's mlx4-setup.sh looks for "
+            "/sys/bus/pci/drivers/mlx4_core/0b:00.0, which the kernel never names so: it skips "
+            "this line, and so does rdma-provision; write 0000:0b:00.0");
 }
 
 TEST(Mlx4Conf, EthOnPortOneWithoutEthOnPortTwoIsRefusedAsRdmaCoreRefusesIt) {
@@ -124,10 +135,13 @@ TEST(Mlx4Conf, BadLinesSetNothingAndEveryBadLineIsReported) {
             (std::vector<std::string>{
                 "/etc/rdma/mlx4.conf:1: port type 'ethernet' is not one of ib, eth, auto",
                 "/etc/rdma/mlx4.conf:3: PCI address '0000:0d:00' is not of the form DDDD:BB:DD.F",
-                "/etc/rdma/mlx4.conf:4: PCI address 'foo' is not of the form DDDD:BB:DD.F",
-                "/etc/rdma/mlx4.conf:4: no port type after 'foo' (expected <pci address> "
-                "<port1 type> [<port2 type>])",
             }));
+  // A line without a port type mlx4-setup.sh skips ([ -z "$port1" ] && continue).
+  EXPECT_EQ(strs(diag.warnings),
+            (std::vector<std::string>{"/etc/rdma/mlx4.conf:4: no port type after 'foo' (expected "
+                                      "<pci address> <port1 type> [<port2 type>]): rdma-core's "
+                                      "mlx4-setup.sh skips this line, and so does "
+                                      "rdma-provision"}));
   ASSERT_EQ(cfg.mlx4.size(), 1u);
   EXPECT_TRUE(cfg.mlx4.count(pci("0000:0c:00.0")));
 }
@@ -582,8 +596,6 @@ std::vector<Bad> bad_inputs() {
        "/sys/bus/pci/devices/0000:0b:00.0 eth\n",
        {M + "1: PCI address '/sys/bus/pci/devices/0000:0b:00.0' is not of the form "
             "DDDD:BB:DD.F"}},
-      {"Mlx4NoPortType", parse_mlx4_conf, kMlx4, "\n0000:0b:00.0\n",
-       {M + "2: no port type after '0000:0b:00.0'" + usage}},
       {"Mlx4ThreePortTypes", parse_mlx4_conf, kMlx4, "0000:0b:00.0 eth eth auto\n",
        {M + "1: too many fields: 'auto' after the port 2 type" + usage}},
       {"Mlx4SameCardTwice", parse_mlx4_conf, kMlx4,
