@@ -219,16 +219,39 @@ TEST(ModulesConf, ShippedFilesGiveModulesInOrderOnceEachWithTheFirstSource) {
                          "/etc/rdma/modules/infiniband.conf:6", "/etc/rdma/modules/opa.conf:10"}));
 }
 
-TEST(ModulesConf, TrailingCommentsSemicolonLinesDashesAndBlanksAreHandled) {
+// systemd's modules-load.c apply_file: each line stripped, comments only where a line
+// starts ('#' or ';'), the rest one module name; a name that finds no module is logged and
+// the file goes on.
+TEST(ModulesConf, CommentsStartALineAndANameThatFindsNoModuleIsSkippedWithAWarning) {
   Config cfg;
   Diagnostics diag;
-  parse_modules_conf("  ib_isert   # target too\n; systemd comment\n\t\nib-srpt\r\nib_srpt\n",
-                     kRdma, cfg, diag);
-  EXPECT_TRUE(diag.errors.empty());
+  parse_modules_conf(
+      "  ib_isert   # target too\n; systemd comment\n\t\n  # indented\nib-srpt\r\nib_srpt\n"
+      "ib_ipoib ib_umad\nrdma_cm.ko\n/lib/modules/ib_uverbs\nrdma_ucm\n",
+      kRdma, cfg, diag);
+  EXPECT_TRUE(diag.errors.empty()) << strs(diag.errors)[0];
+  // ib_isert's line names "ib_isert   # target too" to systemd-modules-load: no module.
   ASSERT_EQ(cfg.modules.size(), 2u);
-  EXPECT_EQ(cfg.modules[0].value, "ib_isert");
-  EXPECT_EQ(cfg.modules[1].value, "ib_srpt");
-  EXPECT_EQ(cfg.modules[1].source.str(), "/etc/rdma/modules/rdma.conf:4");
+  EXPECT_EQ(cfg.modules[0].value, "ib_srpt");
+  EXPECT_EQ(cfg.modules[0].source.str(), "/etc/rdma/modules/rdma.conf:5");
+  EXPECT_EQ(cfg.modules[1].value, "rdma_ucm");
+  EXPECT_EQ(strs(diag.warnings),
+            (std::vector<std::string>{
+                "/etc/rdma/modules/rdma.conf:1: module name 'ib_isert   # target too' contains a "
+                "space or a '#' (comments start a line only; one module per line): "
+                "systemd-modules-load finds no such module and goes on with the next line "
+                "(modules-load.c apply_file); skipped",
+                "/etc/rdma/modules/rdma.conf:7: module name 'ib_ipoib ib_umad' contains a space "
+                "or a '#' (comments start a line only; one module per line): "
+                "systemd-modules-load finds no such module and goes on with the next line "
+                "(modules-load.c apply_file); skipped",
+                "/etc/rdma/modules/rdma.conf:8: module name 'rdma_cm.ko' may contain only "
+                "letters, digits, '_' and '-': systemd-modules-load finds no such module and "
+                "goes on with the next line (modules-load.c apply_file); skipped",
+                "/etc/rdma/modules/rdma.conf:9: module name '/lib/modules/ib_uverbs' may contain "
+                "only letters, digits, '_' and '-': systemd-modules-load finds no such module "
+                "and goes on with the next line (modules-load.c apply_file); skipped",
+            }));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -605,19 +628,6 @@ std::vector<Bad> bad_inputs() {
        {M + "1: port type 'e\\x00h' is not one of ib, eth, auto"}},
       {"Mlx4EqualsSyntax", parse_mlx4_conf, kMlx4, "0000:0b:00.0 port1=eth\n",
        {M + "1: port type 'port1=eth' is not one of ib, eth, auto"}},
-      // modules/*.conf
-      {"ModulesTwoOnOneLine", parse_modules_conf, kRdma, "ib_ipoib ib_umad\n",
-       {R + "1: module name 'ib_ipoib ib_umad' contains a space: write one module per line"}},
-      {"ModulesFileNameInsteadOfModule", parse_modules_conf, kRdma, "ib_ipoib\nrdma_cm.ko\n",
-       {R + "2: module name 'rdma_cm.ko' may contain only letters, digits, '_' and '-'"}},
-      {"ModulesPath", parse_modules_conf, kRdma, "# verbs\n/lib/modules/ib_uverbs\n",
-       {R + "2: module name '/lib/modules/ib_uverbs' may contain only letters, digits, '_' and "
-            "'-'"}},
-      {"ModulesNameTooLong", parse_modules_conf, kRdma, std::string(56, 'm') + "\n",
-       {R + "1: module name '" + std::string(56, 'm') + "' is longer than 55 bytes"}},
-      {"ModulesInvalidUtf8", parse_modules_conf, kRdma, "ib_\xff\xfeipoib\n",
-       // Shown escaped: bytes that may not be UTF-8 never reach the console raw.
-       {R + "1: module name 'ib_\\xff\\xfeipoib' may contain only letters, digits, '_' and '-'"}},
       // modprobe.d
       {"PfcTxAboveEightBits", parse_modprobe_conf, kModprobe, "options mlx4_en pfctx=0x100\n",
        {P + "1: pfctx '0x100' is out of range 0..0xff"}},
