@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "provision/base/drivers.h"
+
 namespace rp {
 
 const RdmaDevice* Inventory::find_rdma(const std::string& name) const {
@@ -25,6 +27,13 @@ bool Inventory::module_loaded(const std::string& name) const {
 bool RdmaDevice::iwarp() const {
   if (soft_iwarp || node_type == "4: RNIC") return true;
   if (!node_type.empty()) return false;
+  // The node type unknown (a partial capture, an old kernel): what is not known is not
+  // iWARP. A driver of the table decides (rdma-core's rdma-description.rules by the PCI
+  // driver: mlx4 and mlx5 have no iWARP), and so does a RoCE LAG device's name (mlx5_ib
+  // main.c registers "mlx5_bond_%d"); only an unknown driver's Ethernet port without a
+  // RoCE GID type is taken for iWARP.
+  if (name.rfind("mlx5_bond_", 0) == 0) return false;
+  if (auto d = driver_ports(driver)) return d->iwarp && !d->roce_v1 && !d->roce_v2;
   for (const auto& p : ports)
     if (p.link_layer == LinkLayer::kEthernet && !p.roce_v1 && !p.roce_v2) return true;
   return false;

@@ -64,7 +64,8 @@ struct RdmaDevice {
   bool seen_by_verbs = false;
   // An iWARP device: node type RNIC (RDMA_NODE_RNIC, core/sysfs.c node_type_show prints
   // "4: RNIC" for siw, iw_cxgb4 and irdma in iWARP mode); where the node type is unknown,
-  // an Ethernet port whose GID table has no RoCE type. Its ports have no RoCE modes.
+  // a driver that has iWARP only, or, for a driver not in base/drivers.h's table, an
+  // Ethernet port whose GID table has no RoCE type. Its ports have no RoCE modes.
   bool iwarp() const;
   const RdmaPort* port(unsigned num) const;  // nullptr when the device has no such port
 };

@@ -322,6 +322,30 @@ TEST(Discover, NodeTypeDecidesIwarpWhereGidTypesAreAbsent) {
   EXPECT_TRUE(discover(Root(dir), Detail::kPlan).find_rdma("mlx5_0")->iwarp());
 }
 
+// Where the node type is unknown, what is not known is not iWARP: the driver decides where
+// the table knows it, a RoCE LAG device is RoCE, and only an unknown driver's Ethernet port
+// without RoCE GID types is taken for iWARP.
+TEST(Discover, AnUnknownNodeTypeIsNotIwarpUnlessTheDriverSaysSo) {
+  RdmaDevice d;
+  d.ports.push_back(RdmaPort{});
+  d.ports[0].link_layer = LinkLayer::kEthernet;  // no RoCE GID types read
+  d.name = "mlx5_0";
+  d.driver = "mlx5_core";
+  EXPECT_FALSE(d.iwarp());
+  d.node_type = "1: CA";
+  d.driver = "cxgb4";  // iWARP only, but the node type says a CA
+  EXPECT_FALSE(d.iwarp());
+  d.node_type = "";
+  EXPECT_TRUE(d.iwarp());
+  d.name = "mlx5_bond_0";
+  d.driver = "";
+  EXPECT_FALSE(d.iwarp());
+  d.name = "foo0";  // a driver nobody here knows: its GID table decides
+  EXPECT_TRUE(d.iwarp());
+  d.ports[0].roce_v2 = true;
+  EXPECT_FALSE(d.iwarp());
+}
+
 // The plan's quick look still reads phys_state of a port that is not ACTIVE: wait=all
 // leaves a Disabled InfiniBand port out (plan/waits.cc disabled) only if it knows.
 TEST(Discover, ThePlansLookReadsPhysStateOfAPortThatIsNotActive) {
