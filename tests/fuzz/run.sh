@@ -35,7 +35,7 @@ declare -A SRCS=(
   [sysfs_values]="$base"
   [json]="$base provision/base/json.cc"
   [sysfs_tree]="$base provision/inventory/sysfs.cc provision/inventory/inventory.cc provision/inventory/shown.cc"
-  [netlink_replies]="$base provision/kernel/nl_io.cc provision/kernel/rtnl.cc provision/kernel/rtnl_testing.cc provision/kernel/rdma_nl.cc provision/kernel/dcbnl.cc"
+  [netlink_replies]="$base provision/kernel/nl_io.cc provision/kernel/rtnl.cc provision/kernel/rtnl_addr.cc provision/kernel/rtnl_testing.cc provision/kernel/rdma_nl.cc provision/kernel/dcbnl.cc"
 )
 # netlink_replies links libnl (built by Bazel from Debian's source, uninstrumented: the
 # parsers under test are ours) and compiles against rdma-core's copies of the uapi headers.
