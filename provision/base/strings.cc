@@ -135,6 +135,8 @@ std::string_view closest_word(std::string_view word, const std::vector<std::stri
   size_t best_d = 3;
   bool tie = false;
   for (auto k : known) {
+    // Never the very word given: "no X (did you mean 'X'?)" helps nobody.
+    if (k == word) continue;
     size_t d = edit_distance(word, k, 2);
     if (d < best_d) {
       best = k, best_d = d, tie = false;

@@ -249,6 +249,9 @@ TEST(Values, DidYouMeanOnlyForOneCloseWord) {
   EXPECT_EQ(did_you_mean("port3", {"port1", "port2", "port1_mtu"}),
             "(known: port1, port2, port1_mtu)");
   EXPECT_EQ(did_you_mean("x", {"address", "route"}), "(known: address, route)");
+  // Never the very word given back as the suggestion.
+  EXPECT_EQ(closest_word("mlx5_0", {"mlx5_0", "mlx5_1"}), "mlx5_1");
+  EXPECT_EQ(closest_word("fab0", {"fab0"}), "");
 }
 
 TEST(Values, TheKernelsOwnNamesAreIbOrEthWithANumber) {
