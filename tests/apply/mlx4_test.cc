@@ -269,6 +269,23 @@ TEST(PortMtu, IbPortMtuIsWrittenAndReadBack) {
   EXPECT_EQ(again.detail, "reads '2048'");
 }
 
+// A card that stays busy (mlx4_core answers EBUSY while a port switch or a reset holds it)
+// is retried for the switch bound, then given up with what kept it busy.
+TEST(PortMtu, ACardThatStaysBusyIsGivenUpAfterTheBoundSayingWhy) {
+  TestRun r("cx3-vpi", std::chrono::seconds(14));
+  const std::string mtu = kVpiDir + "/mlx4_port1_mtu";
+  r.kernel.fail_writes(mtu, EBUSY);
+  Outcome o = execute(r.ctx, port_mtu_action(kVpi, 1, 2048));
+  EXPECT_EQ(o.kind, OutcomeKind::kFailed);
+  EXPECT_EQ(o.error.str(), mtu + ": writing '2048' failed " + errno_text(EBUSY));
+  EXPECT_EQ(o.detail.rfind("the card stayed busy (another port switch or a reset in progress); "
+                           "gave up after 10000 ms and ",
+                           0),
+            0u)
+      << o.detail;
+  EXPECT_GT(r.kernel.writes_to(mtu), 3u);
+}
+
 TEST(PortMtu, EthernetPortRejectsTheMtuWithTheKernelsReason) {
   TestRun r("cx3-vpi");
   Outcome o = execute(r.ctx, port_mtu_action(kVpi, 2, 2048));
