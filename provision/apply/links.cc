@@ -58,16 +58,6 @@ bool is_ipoib_parent(const LinkInfo& l) {
   return l.type == kArphrdInfiniband && (l.iflink == 0 || l.iflink == l.ifindex);
 }
 
-// Whether the link still has the hardware address the plan saw. For IPoIB only the port
-// GUID (the last 8 bytes) is stable; the QPN and subnet prefix change.
-bool same_hardware(const LinkInfo& l, const std::optional<HwAddress>& want) {
-  if (!want) return true;  // nothing to compare with
-  if (want->len == 20 && l.address.len == 20) {
-    return want->ipoib_guid()->value == l.address.ipoib_guid()->value;
-  }
-  return want->len == l.address.len && want->bytes == l.address.bytes;
-}
-
 // Takes the link down when it is up, runs `change`, and brings the link back up under
 // `name_after(succeeded)`, also when the change failed: a failed step must not leave an
 // interface down that was up.
@@ -123,6 +113,14 @@ std::string sysfs_net(const std::string& ifname, const char* attr) {
 }
 
 }  // namespace
+
+bool same_hardware(const LinkInfo& l, const std::optional<HwAddress>& want) {
+  if (!want) return true;  // nothing to compare with
+  if (want->len == 20 && l.address.len == 20) {
+    return want->ipoib_guid()->value == l.address.ipoib_guid()->value;
+  }
+  return want->len == l.address.len && want->bytes == l.address.bytes;
+}
 
 Outcome exec_rename(ApplyContext& ctx, const Action& a, const Rename& p) {
   if (auto skip = live_only(ctx)) return *skip;

@@ -15,6 +15,12 @@ namespace rp {
 // admin MTU and runs min(broadcast group MTU, admin MTU). Any other difference fails.
 Outcome mtu_outcome(const LinkInfo& before, unsigned want, const LinkInfo* after, Log& log);
 
+// Whether the link a rename is about to act on still has the hardware address the plan saw
+// (a guard against races with udev and hotplug; `want` empty: nothing to compare). For
+// IPoIB only the port GUID, the last 8 of its 20 bytes, is stable (ipoib_main.c
+// ipoib_add_port builds the address from the QPN, the subnet prefix and the GUID).
+bool same_hardware(const LinkInfo& l, const std::optional<HwAddress>& want);
+
 // The verdict on `existing`, the link named like the P_Key child `p` asks for, found before
 // creating it: already there when it sits on `parent` (its iflink, ipoib_main.c
 // ipoib_get_iflink) with the P_Key, else a failure saying what it is instead.
