@@ -98,9 +98,10 @@ std::vector<std::string_view> known_drivers() {
 std::optional<std::string_view> driver_of_device(std::string_view ibdev) {
   // The name each driver registers its devices under (ib_register_device's format):
   // hw/mlx5/main.c "mlx5_%d" (and "mlx5_bond_%d" for a RoCE LAG), hw/mlx4/main.c
-  // "mlx4_%d", hw/bnxt_re/main.c "bnxt_re%d", hw/qedr/main.c "qedr%d", hw/hfi1/init.c
-  // "hfi1_%d", hw/efa/efa_main.c "efa_%d", hw/irdma/main.c "irdma%d". Renamed devices
-  // (rdma_rename's roce/ibp names) say nothing of their driver.
+  // "mlx4_%d", hw/bnxt_re/main.c bnxt_re_register_ib "bnxt_re%d", hw/qedr/main.c
+  // qedr_register_device "qedr%d", hw/efa/efa_main.c "efa_%d", hw/irdma/verbs.c
+  // irdma_ib_register_device "irdma%d"; hfi1's "hfi1_<unit>" as PSM2 and libfabric open
+  // it. Renamed devices (rdma_rename's roce/ibp names) say nothing of their driver.
   struct Prefix {
     std::string_view prefix, rdma;
   };

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <regex>
 
 #include "tests/support/fixture.h"
 
@@ -166,9 +167,9 @@ TEST(SilentBoot, ExplainTellsEachFailedActionAndTheSlowestAndSpeaksJson) {
                          "apply --log stderr --cmdline-string 'rd.rdma.wait=mlx4_0/2 "
                          "rd.rdma.timeout=2'");
   EXPECT_EQ(apply.status, 3) << apply.out;
-  EXPECT_TRUE(has(apply.out,
-                  "waiting for mlx4_0/2 to become ACTIVE (1 s / 1 s): port 2 of "
-                  "mlx4_0 is INIT: no subnet manager has configured it"))
+  EXPECT_TRUE(std::regex_search(
+      apply.out, std::regex(R"(waiting for mlx4_0/2 to become ACTIVE \(1 s / [12] s\): port 2 )"
+                            R"(of mlx4_0 is INIT: no subnet manager has configured it)")))
       << apply.out;
   const Ran r = tool(root, "explain");
   EXPECT_EQ(r.status, 1) << r.out;
@@ -177,7 +178,8 @@ TEST(SilentBoot, ExplainTellsEachFailedActionAndTheSlowestAndSpeaksJson) {
                   "  timed-out  wait-port mlx4_0/2: INIT -> ACTIVE: port 2 of mlx4_0 is INIT: no "
                   "subnet manager has configured it; waited "))
       << r.out;
-  EXPECT_TRUE(has(r.out, "  slowest: 2.")) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\n  slowest: [12]\.[0-9]+ s  wait-port)")))
+      << r.out;
   EXPECT_TRUE(has(r.out, " s  wait-port mlx4_0/2\n")) << r.out;
   const Ran json = tool(root, "explain --json");
   EXPECT_EQ(json.status, 1) << json.out;
