@@ -266,6 +266,20 @@ void read_ipoib(const Arg& a) {
   if (mtu) s.mtu = Sourced<unsigned>{*mtu, a.where};
 }
 
+// The partition already asked for on `parent` that the kernel makes the same child of
+// as `pkey` (0x8000 ORed in, ipoib_netlink.c ipoib_new_child_link), or nullptr.
+PkeyChild* same_partition(Config& cfg, const std::string& parent, uint16_t pkey) {
+  for (auto& [id, c] : cfg.pkeys)
+    if (c.parent == parent && (c.pkey | 0x8000) == (pkey | 0x8000)) return &c;
+  return nullptr;
+}
+
+// The same, only when NetworkManager's ib.pkey= asked for it.
+PkeyChild* nm_partition(Config& cfg, const std::string& parent, uint16_t pkey) {
+  PkeyChild* c = same_partition(cfg, parent, pkey);
+  return c && c->nm_source ? c : nullptr;
+}
+
 void read_pkey(const Arg& a) {
   auto f = split(a.value(), ':');
   if (f.size() < 2 || f.size() > 3) return a.bad_form();
@@ -273,7 +287,11 @@ void read_pkey(const Arg& a) {
   auto pkey = parse_pkey(f[1], a.where, a.diag);
   std::optional<std::string> child = std::string();  // none given: the default name
   if (f.size() == 3) child = parse_new_ifname(f[2], a.where, a.diag);
-  if (parent && pkey && child) set_pkey_child(a.cfg, *parent, *pkey, *child, a.where, a.diag);
+  if (!parent || !pkey || !child) return;
+  // NetworkManager's ib.pkey= for the same partition, before or after this one, is one
+  // request with it (read_nm_pkey): the child is the same whatever their order.
+  if (auto* nm = nm_partition(a.cfg, *parent, *pkey)) *pkey = nm->pkey;
+  set_pkey_child(a.cfg, *parent, *pkey, *child, a.where, a.diag);
 }
 
 // NetworkManager's form: ib.pkey=<parent>.<hex pkey>. As there, the parent ends at the
@@ -293,17 +311,23 @@ void read_nm_pkey(const Arg& a) {
     // A partition rd.rdma.pkey (or the files) already asked for keeps that request; NM's
     // is noted beside it, and whose the child is is decided with the image in view
     // (inputs/load.cc leave_ib_pkey_to_networkmanager).
-    auto it = a.cfg.pkeys.find({*parent, *pkey});
-    if (it == a.cfg.pkeys.end() || it->second.source == it->second.nm_source) {
+    // The same partition however either spelled its P_Key (ib0.8001 and ib0:0x1).
+    PkeyChild* c = same_partition(a.cfg, *parent, *pkey);
+    if (!c || c->source == c->nm_source) {
       const size_t before = a.diag.errors.size();
-      set_pkey_child(a.cfg, *parent, *pkey, *child, a.where, a.diag);
+      const uint16_t id = c ? c->pkey : *pkey;
+      set_pkey_child(a.cfg, *parent, id, *child, a.where, a.diag);
       if (a.diag.errors.size() != before) return;
-      it = a.cfg.pkeys.find({*parent, *pkey});
-      it->second.source = a.where;
+      c = &a.cfg.pkeys[{*parent, id}];
+      c->source = a.where;
+    } else if (c->name.empty()) {
+      // Ours named no child: the one the administrator wrote for NetworkManager, as when
+      // ib.pkey= came first.
+      c->name = *child;
     }
-    it->second.nm_source = a.where;
-    it->second.nm_name = *child;
-    for (const auto& [name, src] : a.cfg.boot_ifaces) it->second.nm_after_ip |= name == *child;
+    c->nm_source = a.where;
+    c->nm_name = *child;
+    for (const auto& [name, src] : a.cfg.boot_ifaces) c->nm_after_ip |= name == *child;
   }
 }
 

@@ -183,6 +183,20 @@ TEST_F(LoadTest, IbPkeyAndRdRdmaPkeyForOnePartition) {
               "which NetworkManager creates in this image (it has nm-initrd-generator): left to "
               "NetworkManager");
   }
+  // One partition spelled two ways (the kernel ORs 0x8000 in, ipoib_netlink.c
+  // ipoib_new_child_link): one child, named as NetworkManager's ib.pkey= wrote it, in
+  // either order (before, ib.pkey= first gave ib0.2, the other order ib0.8002 as well).
+  for (const char* spelled :
+       {"ib.pkey=ib0.2 rd.rdma.pkey=ib0:0x2", "rd.rdma.pkey=ib0:0x2 ib.pkey=ib0.2",
+        "ib.pkey=ib0.8002 rd.rdma.pkey=ib0:2", "rd.rdma.pkey=ib0:2 ib.pkey=ib0.8002"}) {
+    Inputs in = load(spelled);
+    EXPECT_TRUE(in.diag.ok()) << spelled;
+    EXPECT_TRUE(in.config.pkeys.empty()) << spelled << ": left to NetworkManager";
+    ASSERT_EQ(in.config.nm_pkeys.size(), 1u) << spelled;
+    const std::string nm_name =
+        std::string(spelled).find("ib0.2") != std::string::npos ? "ib0.2" : "ib0.8002";
+    EXPECT_EQ(in.config.nm_pkeys[0].child_name(), nm_name) << spelled;
+  }
   Inputs two = load("rd.rdma.pkey=ib0:0x8002:storage ib.pkey=ib0.8002");
   ASSERT_EQ(two.diag.errors.size(), 1u);
   EXPECT_EQ(two.diag.errors[0].str(),
