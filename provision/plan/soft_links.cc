@@ -7,6 +7,18 @@
 #include "provision/plan/builder.h"
 
 namespace rp {
+namespace {
+
+// The link types siw attaches to (siw_main.c siw_dev_qualified: ARPHRD_ETHER,
+// ARPHRD_IEEE802, ARPHRD_NONE and, with CONFIG_LOOPBACK, ARPHRD_LOOPBACK); siw_newlink
+// answers -EINVAL for any other, an IPoIB interface (ARPHRD_INFINIBAND) among them.
+bool siw_qualified(int arphrd) {
+  constexpr int kArphrdIeee802 = 6, kArphrdNone = 0xFFFE;
+  return arphrd == kArphrdEther || arphrd == kArphrdIeee802 || arphrd == kArphrdNone ||
+         arphrd == kArphrdLoopback;
+}
+
+}  // namespace
 
 void plan_soft_links(PlanBuilder& b) {
   std::set<std::string> taken;
@@ -17,6 +29,16 @@ void plan_soft_links(PlanBuilder& b) {
     const std::string kind(to_string(l.kind));
     if (!f) {
       b.absent_iface(l.source, kind + " link", "interface", netdev);
+      continue;
+    }
+    if (l.kind == SoftKind::kSiw && f->netdev && !siw_qualified(f->netdev->type)) {
+      b.diag().error(
+          l.source,
+          "siw link on " + netdev + ": the kernel refuses it (siw_main.c " +
+              "siw_dev_qualified: Ethernet, IEEE 802, loopback and " + "ARPHRD_NONE links only; " +
+              f->netdev->name + " is link type " + std::to_string(f->netdev->type) +
+              (f->netdev->type == kArphrdInfiniband ? ", IPoIB: its port is RDMA already" : "") +
+              ")");
       continue;
     }
     bool exists = false;

@@ -460,6 +460,33 @@ TEST(SoftLinksPlanner, AChosenNameIsOneNoDeviceHasYet) {
   EXPECT_EQ(links, std::vector<std::string>{"rxe1 on eth1"}) << plan_text(p);
 }
 
+// siw on an IPoIB interface: siw_newlink answers -EINVAL there (siw_main.c
+// siw_dev_qualified); an error when the plan is made, not a failure found at apply. On
+// an Ethernet interface it is planned.
+TEST(SoftLinksPlanner, SiwOnAnIpoibInterfaceIsRefusedAsTheKernelRefusesIt) {
+  Inventory inv;
+  NetDev ib;
+  ib.name = "ib0";
+  ib.ifindex = 4;
+  ib.type = kArphrdInfiniband;
+  inv.netdevs.push_back(ib);
+  inv.netdevs.push_back(ethernet("eth1", 3, "52:54:00:77:00:02", true));
+  inv.modules = {"ib_core", "siw"};
+  Config cfg;
+  cfg.soft_links["ib0"] = SoftLink{SoftKind::kSiw, "", src("cmdline: rd.rdma.siw=ib0")};
+  cfg.soft_links["eth1"] = SoftLink{SoftKind::kSiw, "", src("cmdline: rd.rdma.siw=eth1")};
+  const Plan p = make_plan(cfg, inv);
+  ASSERT_EQ(p.diag.errors.size(), 1u) << plan_text(p);
+  EXPECT_EQ(p.diag.errors[0].str(),
+            "cmdline: rd.rdma.siw=ib0: siw link on ib0: the kernel refuses it (siw_main.c "
+            "siw_dev_qualified: Ethernet, IEEE 802, loopback and ARPHRD_NONE links only; ib0 is "
+            "link type 32, IPoIB: its port is RDMA already)");
+  std::vector<std::string> links;
+  for (const auto& a : p.actions)
+    if (a.kind() == ActionKind::kCreateSoftLink) links.push_back(a.get<CreateSoftLink>().netdev);
+  EXPECT_EQ(links, std::vector<std::string>{"eth1"});
+}
+
 TEST(WaitsPlanner, AllLeavesOutAnInfinibandPortThatIsDisabled) {
   // A configured card's mlx4_0: port 1 ACTIVE, port 2 shut off (phys_state Disabled: by
   // the subnet manager or ibportstate). rd.rdma.wait=all would wait for it until the
