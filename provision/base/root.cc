@@ -18,21 +18,45 @@ Root::Root(std::string dir) : dir_(std::move(dir)) {
   while (!dir_.empty() && dir_.back() == '/') dir_.pop_back();
 }
 
+Root Root::live_files() {
+  Root r("/");
+  r.files_only_ = true;
+  return r;
+}
+
+namespace {
+
+ReadLog* g_read_log = nullptr;
+
+void note_path(std::string_view p) {
+  if (g_read_log) g_read_log->paths.emplace(p);
+}
+void note_entry(const std::string& dir, std::string_view name) {
+  if (g_read_log) g_read_log->paths.insert(dir + "/" + std::string(name));
+}
+
+}  // namespace
+
+void Root::record_reads(ReadLog* log) { g_read_log = log; }
+
 std::string Root::path(std::string_view kernel_path) const {
   return dir_ + std::string(kernel_path);
 }
 
 bool Root::exists(std::string_view p) const {
+  note_path(p);
   struct stat st;
   return ::stat(path(p).c_str(), &st) == 0;
 }
 
 bool Root::is_fifo(std::string_view p) const {
+  note_path(p);
   struct stat st;
   return ::stat(path(p).c_str(), &st) == 0 && S_ISFIFO(st.st_mode);
 }
 
 bool Root::is_dir(std::string_view p) const {
+  note_path(p);
   struct stat st;
   return ::stat(path(p).c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
@@ -133,6 +157,7 @@ class CName {
 }  // namespace
 
 Result<std::string> DirHandle::read(std::string_view name) const {
+  note_entry(path_, name);
   // The path for an error message is made only when there is an error.
   auto where = [&] { return path_ + "/" + std::string(name); };
   if (fd_ < 0) return make_error(where(), "cannot open", open_errno_);
@@ -144,6 +169,7 @@ Result<std::string> DirHandle::read(std::string_view name) const {
 }
 
 std::string DirHandle::read_or(std::string_view name, std::string fallback) const {
+  note_entry(path_, name);
   // No error to report, so none is made (absent attributes are common: a port without
   // rdma_cm values, a device without a parent).
   int fd = fd_ < 0 ? -1 : open_at(fd_, CName(name).c_str(), kReadFlags);
@@ -153,6 +179,7 @@ std::string DirHandle::read_or(std::string_view name, std::string fallback) cons
 }
 
 Result<std::string> DirHandle::link_basename(std::string_view name) const {
+  note_entry(path_, name);
   if (fd_ < 0) {
     return make_error(path_ + "/" + std::string(name), "cannot read link", open_errno_);
   }
@@ -162,22 +189,26 @@ Result<std::string> DirHandle::link_basename(std::string_view name) const {
 }
 
 bool DirHandle::exists(std::string_view name) const {
+  note_entry(path_, name);
   struct stat st;
   return fd_ >= 0 && ::fstatat(fd_, CName(name).c_str(), &st, 0) == 0;
 }
 
 bool DirHandle::is_writable(std::string_view name) const {
+  note_entry(path_, name);
   struct stat st;
   if (fd_ < 0 || ::fstatat(fd_, CName(name).c_str(), &st, 0) != 0) return false;
   return (st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) != 0;
 }
 
 DirHandle Root::open_dir(std::string_view p) const {
+  note_path(p);
   int fd = open_at(AT_FDCWD, path(p).c_str(), O_PATH | O_DIRECTORY);
   return DirHandle(fd, std::string(p), fd < 0 ? errno : 0);
 }
 
 Result<std::string> Root::read(std::string_view p) const {
+  note_path(p);
   int fd = open_at(AT_FDCWD, path(p).c_str(), kReadFlags);
   if (fd < 0) return make_error(std::string(p), "cannot open", errno);
   return read_fd(fd, p);
@@ -189,6 +220,7 @@ std::string Root::read_or(std::string_view p, std::string fallback) const {
 }
 
 std::vector<std::string> Root::list(std::string_view p) const {
+  if (g_read_log) g_read_log->listed.emplace(p);
   std::vector<std::string> out;
   // getdents64 into a buffer on the stack rather than opendir(): musl's DIR carries a
   // 2 KiB buffer on the heap, and its malloc maps and unmaps memory for it on every
@@ -216,10 +248,12 @@ std::vector<std::string> Root::list(std::string_view p) const {
 }
 
 Result<std::string> Root::link_basename(std::string_view p) const {
+  note_path(p);
   return link_base(AT_FDCWD, path(p).c_str(), p);
 }
 
 Result<std::string> Root::resolve(std::string_view p) const {
+  note_path(p);
   char buf[PATH_MAX];
   if (!::realpath(path(p).c_str(), buf)) return make_error(std::string(p), "cannot resolve", errno);
   std::string real = buf;
@@ -234,6 +268,7 @@ Result<std::string> Root::resolve(std::string_view p) const {
 }
 
 bool Root::is_writable(std::string_view p) const {
+  note_path(p);
   struct stat st;
   if (::stat(path(p).c_str(), &st) != 0) return false;
   return (st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) != 0;

@@ -3,6 +3,7 @@
 // system ("/"), on a fixture tree in a test, and in the initramfs.
 #pragma once
 
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,18 +40,31 @@ class DirHandle {
   int open_errno_;
 };
 
+// What the program looked at, for `capture` (cli/capture.cc): every kernel path a Root
+// or a DirHandle read, tested or followed, and every directory it listed. Off (nullptr)
+// unless a capture runs.
+struct ReadLog {
+  std::set<std::string> paths;
+  std::set<std::string> listed;
+};
+
 class Root {
  public:
   // The most read() returns (see root.cc read_fd); larger files are an error (EFBIG).
   static constexpr size_t kMaxFileBytes = size_t{8} << 20;
 
   explicit Root(std::string dir);
+  // The running system read through its files only, as --root reads a tree (no netlink,
+  // no verbs): what `capture` records, so that the bundle reads back the same.
+  static Root live_files();
+  // Records every path looked at through any Root into `log` from now on (nullptr: stop).
+  static void record_reads(ReadLog* log);
 
   // The real path for a kernel path: "/sys/class/net" -> "<dir>/sys/class/net".
   std::string path(std::string_view kernel_path) const;
   const std::string& dir() const { return dir_; }
   // True for the running system ("/"): only then do netlink and verbs describe it.
-  bool is_live() const { return dir_.empty(); }
+  bool is_live() const { return dir_.empty() && !files_only_; }
 
   bool exists(std::string_view kernel_path) const;
   bool is_dir(std::string_view kernel_path) const;
@@ -87,6 +101,7 @@ class Root {
 
  private:
   std::string dir_;  // "" for the live system, else without trailing slash
+  bool files_only_ = false;
 };
 
 }  // namespace rp

@@ -66,6 +66,12 @@ const std::vector<Command>& command_table() {
        cmd_image_needs,
        "what an initramfs must carry for these inputs: kernel modules and input files, one "
        "per line"},
+      {"capture",
+       {"--root", "inputs", "--output"},
+       cmd_capture,
+       "what this program reads of the machine (RDMA, network, PCI and module sysfs, "
+       "configfs, the files it reads under /etc), as a tar archive that --root reads back; "
+       "values only, the kernel command line withheld"},
       {"explain",
        {"--root", "--json", "--history"},
        cmd_explain,

@@ -51,6 +51,7 @@ int cmd_udev_name(const Options& o);
 int cmd_verify(const Options& o);
 int cmd_preload(const Options& o);
 int cmd_explain(const Options& o);  // explain.cc
+int cmd_capture(const Options& o);  // capture.cc
 
 // Shared by the handlers.
 // False (with a message naming the command) when --root is not a directory.
