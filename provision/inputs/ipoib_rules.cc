@@ -1,7 +1,13 @@
-// /etc/udev/rules.d/70-persistent-ipoib.rules: the NAME= rules rdma-core ships for
-// IPoIB, read for the port GUID (or MAC) each one matches and the name it gives.
+// /etc/udev/rules.d/70-persistent-ipoib.rules: the NAME= rules rdma-core ships for IPoIB,
+// read as systemd-udevd reads and applies them (src/udev/udev-rules.c, udev-event.c), for
+// the port GUID (or MAC) each one names and the name udev gives it. udev's file, not ours:
+// what udev skips is skipped here with a warning that names udev's function, never
+// refused; what udev never matches on a network interface's "add" event renames nothing.
+#include <fnmatch.h>
+
 #include <cctype>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -16,51 +22,133 @@
 namespace rp {
 namespace {
 
-// Logical lines of a udev rules file: a trailing backslash continues on the next line.
-std::vector<Line> udev_lines(std::string_view text) {
+// Logical lines as udev_rules_parse_file joins them: leading whitespace dropped from every
+// physical line; a line starting with '#' skipped, inside a continuation too; a trailing
+// '\' joins the next line with no separator; an empty line ends a continuation. Numbered
+// by the last physical line, as udev's messages are.
+std::vector<Line> udev_lines(std::string_view text, const std::string& file, Diagnostics& diag) {
   std::vector<Line> out;
-  bool continuing = false;
-  for_each_line(text, [&](size_t n, std::string_view line) {
-    if (!continuing) out.push_back(Line{n, {}});
-    continuing = !line.empty() && line.back() == '\\';
-    if (continuing) line.remove_suffix(1);
-    out.back().text += line;
+  std::optional<Line> pending;
+  for_each_line(text, [&](size_t n, std::string_view raw) {
+    size_t start = raw.find_first_not_of(" \t\n\r");
+    std::string_view line = start == std::string_view::npos ? "" : raw.substr(start);
+    if (!line.empty() && line.front() == '#') return;
+    Line cur{n, pending ? pending->text + std::string(line) : std::string(line)};
+    pending.reset();
+    if (!cur.text.empty() && cur.text.back() == '\\') {
+      cur.text.pop_back();
+      pending = std::move(cur);
+      return;
+    }
+    if (!trim(cur.text).empty()) out.push_back(std::move(cur));
   });
+  if (pending) {
+    diag.warn(Source::at(Source::Origin::kUdevRules, file, pending->number),
+              "unexpected end of file after a line continuation: udev ignores the line "
+              "(udev_rules_parse_file), and so does rdma-provision");
+  }
   return out;
 }
 
 struct UdevKey {
-  std::string key;  // "NAME", "ATTR{address}"
-  std::string op;   // ==, !=, =, +=, -=, :=
+  std::string key;   // "NAME", "ATTR"
+  std::string attr;  // "address" of ATTR{address}
+  bool has_attr = false;
+  std::string op;  // ==, !=, =, +=, -=, :=
   std::string value;
+  bool fold = false;  // i"...": matched case-insensitively
+  std::string text() const { return key + (has_attr ? "{" + attr + "}" : "") + op; }
 };
 
-// Reads `KEY[{attr}] <op> "value"` pairs separated by commas. On a syntax error returns
-// false with the reason in `why`.
+// C escapes of e"..." (udev_rule_parse_value through cunescape): false for an invalid one.
+bool unescape(std::string& v) {
+  std::string out;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (v[i] != '\\') {
+      out += v[i];
+      continue;
+    }
+    if (++i == v.size()) return false;
+    switch (v[i]) {
+      case '\\':
+        out += '\\';
+        break;
+      case '"':
+        out += '"';
+        break;
+      case '\'':
+        out += '\'';
+        break;
+      case 'a':
+        out += '\a';
+        break;
+      case 'b':
+        out += '\b';
+        break;
+      case 'f':
+        out += '\f';
+        break;
+      case 'n':
+        out += '\n';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      case 't':
+        out += '\t';
+        break;
+      case 'v':
+        out += '\v';
+        break;
+      case 'x': {
+        if (i + 2 >= v.size() || !std::isxdigit(static_cast<unsigned char>(v[i + 1])) ||
+            !std::isxdigit(static_cast<unsigned char>(v[i + 2])))
+          return false;
+        out += static_cast<char>(std::stoi(v.substr(i + 1, 2), nullptr, 16));
+        i += 2;
+        break;
+      }
+      default:
+        return false;
+    }
+  }
+  v = out;
+  return true;
+}
+
+// The key/value pairs of a rule line as parse_line reads them: whitespace and commas
+// between pairs (a missing comma is accepted); a key up to whitespace, '=', '{' or an
+// operator; {attr}; the operator; an optional e/i prefix; a double-quoted value in which
+// only \" is an escape (e"..." takes C escapes). On a pair udev cannot read, false with
+// the reason: udev ignores the whole line ("Invalid key/value pair, ignoring.").
 bool read_udev_rule(std::string_view s, std::vector<UdevKey>& out, std::string& why) {
   size_t i = 0;
-  auto skip = [&](std::string_view set) {
-    while (i < s.size() && set.find(s[i]) != std::string_view::npos) ++i;
-  };
   auto fail = [&](size_t from, const char* reason) {
-    why = "cannot read the rule at " + shown(s.substr(from)) + ": " + reason;
+    why = "cannot read " + shown(s.substr(from)) + ": " + reason;
     return false;
   };
   for (;;) {
-    skip(" \t,");
+    while (i < s.size() && (std::isspace(static_cast<unsigned char>(s[i])) || s[i] == ',')) ++i;
     if (i == s.size()) return true;
     const size_t start = i;
-    while (i < s.size() && (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '_')) ++i;
-    if (i == start) return fail(start, "expected a key such as NAME or ATTR{address}");
+    while (i < s.size()) {
+      const char c = s[i];
+      if (std::isspace(static_cast<unsigned char>(c)) || c == '=' || c == '{') break;
+      if ((c == '+' || c == '-' || c == '!' || c == ':') && i + 1 < s.size() && s[i + 1] == '=')
+        break;
+      ++i;
+    }
+    if (i == s.size()) return fail(start, "a key without an operator");
     UdevKey k;
     k.key = std::string(s.substr(start, i - start));
-    if (i < s.size() && s[i] == '{') {
+    if (s[i] == '{') {
       size_t close = s.find('}', i);
       if (close == std::string_view::npos) return fail(start, "'{' has no closing '}'");
-      k.key += s.substr(i, close + 1 - i);
+      k.attr = std::string(s.substr(i + 1, close - i - 1));
+      k.has_attr = true;
       i = close + 1;
     }
-    skip(" \t");
+    while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
     for (const char* op : {"==", "!=", "+=", "-=", ":=", "="}) {
       std::string_view o(op);
       if (s.substr(i, o.size()) == o) {
@@ -69,11 +157,16 @@ bool read_udev_rule(std::string_view s, std::vector<UdevKey>& out, std::string& 
         break;
       }
     }
-    if (k.op.empty()) return fail(start, "expected an operator (==, !=, =, +=, -=, :=)");
-    skip(" \t");
-    // e"..." (newer udev): C escapes inside; the prefix does not change what we read.
-    if (i + 1 < s.size() && s[i] == 'e' && s[i + 1] == '"') ++i;
-    if (i == s.size() || s[i] != '"') return fail(start, "expected a value in double quotes");
+    if (k.op.empty()) return fail(start, "no operator (==, !=, =, +=, -=, :=)");
+    if (k.key.empty()) return fail(start, "no key before the operator");
+    while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+    bool escaped = false;
+    for (int n = 0; n < 2 && i < s.size() && (s[i] == 'e' || s[i] == 'i'); ++n, ++i) {
+      bool& flag = s[i] == 'e' ? escaped : k.fold;
+      if (flag) return fail(start, "a value prefix given twice");
+      flag = true;
+    }
+    if (i == s.size() || s[i] != '"') return fail(start, "the value is not in double quotes");
     ++i;
     bool closed = false;
     while (i < s.size()) {
@@ -82,178 +175,389 @@ bool read_udev_rule(std::string_view s, std::vector<UdevKey>& out, std::string& 
         closed = true;
         break;
       }
-      if (c == '\\' && i < s.size() && (s[i] == '"' || s[i] == '\\')) c = s[i++];
+      if (c == '\\' && i < s.size() && s[i] == '"' && !escaped) c = s[i++];
+      if (c == '\\' && i < s.size() && escaped) {
+        k.value += c;
+        c = s[i++];
+      }
       k.value += c;
     }
     if (!closed) return fail(start, "the value has no closing '\"'");
+    if (escaped && !unescape(k.value)) return fail(start, "an invalid escape in e\"...\"");
     out.push_back(std::move(k));
   }
 }
 
-// The link type a rule asks for with ATTR{type}; kAny: not said, the address length tells.
-enum class RuleType { kAny, kIpoib, kEthernet };
+// The keys udev knows (udev-rules.c parse_token); any other makes it ignore the line.
+bool known_key(const std::string& k) {
+  for (const char* known :
+       {"ACTION",    "DEVPATH",  "KERNEL",  "SYMLINK", "NAME",    "ENV",        "CONST",   "TAG",
+        "SUBSYSTEM", "DRIVER",   "ATTR",    "SYSCTL",  "KERNELS", "SUBSYSTEMS", "DRIVERS", "ATTRS",
+        "TAGS",      "TEST",     "PROGRAM", "IMPORT",  "RESULT",  "OPTIONS",    "OWNER",   "GROUP",
+        "MODE",      "SECLABEL", "RUN",     "GOTO",    "LABEL"})
+    if (k == known) return true;
+  return false;
+}
 
-// What the rule's ATTR{address} match names, or nullopt (reported) when it names nothing
-// stable.
-std::optional<HwKey> address_key(const std::string& match, RuleType type, const Source& where,
-                                 Diagnostics& diag) {
-  std::string_view v = match;
+// What parse_token refuses of the keys read here ("" when it takes the pair); NAME+= and
+// ATTR{}:= are taken as '=' with udev's own warning, said in `note`.
+std::string token_error(UdevKey& k, std::string& note) {
+  const bool match = k.op == "==" || k.op == "!=";
+  if (!known_key(k.key)) return "invalid key " + quote(k.key);
+  if (k.fold && !match) {
+    return "the 'i' prefix is only for '==' or '!=' (" + k.text() + ")";
+  }
+  if (k.key == "ACTION" || k.key == "KERNEL" || k.key == "SUBSYSTEM" || k.key == "DRIVERS") {
+    if (k.has_attr) return "invalid attribute for " + k.key;
+    if (!match) return "invalid operator for " + k.key + " (" + k.op + ": only == and !=)";
+  }
+  if (k.key == "ATTR") {
+    if (k.attr.empty()) return "invalid attribute for ATTR";
+    if (k.op == "-=") return "invalid operator for ATTR (-=)";
+    if (k.op == "+=" || k.op == ":=") {
+      note = "ATTR key takes '==', '!=', or '=' operator, assuming '=' (" + k.text() + ")";
+      k.op = "=";
+    }
+  }
+  if (k.key == "NAME") {
+    if (k.has_attr) return "invalid attribute for NAME";
+    if (k.op == "-=") return "invalid operator for NAME (-=)";
+    if (k.op == "+=") {
+      note = "NAME key takes '==', '!=', '=', or ':=' operator, assuming '='";
+      k.op = "=";
+    }
+    if (!match && k.value.empty()) return "NAME=\"\": udev will not delete any network interfaces";
+    if (!match && k.value == "%k") return "NAME=\"%k\": it would take no effect";
+  }
+  return "";
+}
+
+// token_match_string: "?*" is "not empty"; '|' separates alternatives (an empty one
+// matches the empty string); with *, ? or [ the alternatives are fnmatch patterns; i"..."
+// folds case. The operator != inverts.
+bool udev_matches(const UdevKey& k, const std::string& s) {
+  bool match = false;
+  if (k.value == "?*") {
+    match = !s.empty();
+  } else if (k.value.empty()) {
+    match = s.empty();
+  } else {
+    const bool glob = k.value.find_first_of("*?[") != std::string::npos;
+    for (auto alt : split(k.value, '|')) {
+      const std::string a(alt);
+      if (a.empty()) {
+        match |= s.empty();
+      } else if (glob) {
+        match |= ::fnmatch(a.c_str(), s.c_str(), k.fold ? FNM_CASEFOLD : 0) == 0;
+      } else {
+        match |= k.fold ? to_lower(a) == to_lower(s) : a == s;
+      }
+    }
+  }
+  return (k.op == "==") == match;
+}
+
+// The interface kinds a rule can be about, each with what udev sees on its "add" event.
+struct Kind {
+  const char* what;         // "IPoIB", "Ethernet"
+  const char* type;         // ATTR{type}: ARPHRD_INFINIBAND 32, ARPHRD_ETHER 1
+  const char* kernel_name;  // the kernel's name template: ipoib_main.c ipoib_add_one
+                            // "ib%d"; alloc_etherdev "eth%d"
+};
+constexpr Kind kIpoib{"IPoIB", "32", "ib"};
+constexpr Kind kEthernet{"Ethernet", "1", "eth"};
+
+// What an ATTR{address}== alternative names, as udev compares it with the lower-case
+// address sysfs shows (net-sysfs.c address_show: %*phC): a port GUID after "?*" or "*",
+// a whole 20-byte address (its GUID used, said), a 6-byte MAC. nullopt with `why` when
+// udev never matches it (`never`) or when it is a pattern this reader does not resolve to
+// one port.
+std::optional<HwKey> address_alternative(const std::string& alt, bool fold, const Kind*& kind,
+                                         std::string& why, bool& never, std::string& note) {
+  std::string v = fold ? to_lower(alt) : alt;
+  never = false;
+  if (v != to_lower(v)) {
+    never = true;
+    why =
+        "has upper-case letters: udev compares case-sensitively with the lower-case sysfs "
+        "address and never matches it (write it in lower case, or i\"...\")";
+    return std::nullopt;
+  }
   bool wildcard = true;
   if (starts_with(v, "?*")) {
-    v.remove_prefix(2);
+    v.erase(0, 2);
   } else if (starts_with(v, "*")) {
-    v.remove_prefix(1);
+    v.erase(0, 1);
   } else {
     wildcard = false;
   }
-  // 20 bytes: 59 characters; anything longer is not an address.
   std::optional<HwAddress> addr;
-  if (v.size() <= 59 && v == trim(v)) addr = HwAddress::parse(v);
-  if (!addr) {
-    diag.error(where, "ATTR{address} match " + shown(match) +
-                          " is not a port GUID or MAC address (only a leading '?*' wildcard is "
-                          "understood)");
+  if (v.find_first_of("*?[\\") == std::string::npos && v.size() <= 59 && v == trim(v))
+    addr = HwAddress::parse(v);
+  if (!addr && v.find_first_of("*?[\\") == std::string::npos) {
+    never = true;
+    why = "is not an address sysfs shows (hex bytes separated by ':'), so udev never matches it";
     return std::nullopt;
   }
-  if (v != to_lower(v)) {
-    diag.warn(where, "ATTR{address} match " + quote(match) +
-                         " has upper-case letters: udev compares case-sensitively with the "
-                         "lower-case sysfs address and never matched this rule");
-  }
-  if (type == RuleType::kEthernet || (type == RuleType::kAny && addr->len == 6)) {
-    if (addr->len != 6) {
-      diag.error(where, "Ethernet (type 1) address match " + quote(match) + " has " +
-                            std::to_string(addr->len) + " bytes; a MAC address has 6");
-      return std::nullopt;
-    }
-    return HwKey::of_mac(*addr->mac());
-  }
-  if (addr->len == 20) {
-    PortGuid g = *addr->ipoib_guid();
-    diag.warn(where, "ATTR{address} match " + quote(match) +
-                         " is a full 20-byte IPoIB address: its first 12 bytes (QPN, subnet "
-                         "prefix) change, which breaks the match; only the port GUID " +
-                         g.str() + " is used (write ATTR{address}==\"?*" + g.colon_bytes() + "\")");
-    return HwKey::of_guid(g);
-  }
-  if (addr->len == 8) {
+  if (addr && wildcard && addr->len == 8) {
     uint64_t g = 0;
     for (size_t i = 0; i < 8; ++i) g = (g << 8) | addr->bytes[i];
-    if (!wildcard) {
-      diag.warn(where, "ATTR{address} match " + quote(match) +
-                           " has no leading '?*': udev compares it with the whole 20-byte "
-                           "address and never matched this rule; the port GUID is used");
-    }
+    kind = &kIpoib;
     return HwKey::of_guid(PortGuid{g});
   }
-  const std::string bytes = " has " + std::to_string(addr->len) + " bytes; expected ";
-  if (type == RuleType::kIpoib) {
-    diag.error(where, "IPoIB (type 32) address match " + quote(match) + bytes +
-                          "'?*' and the 8 bytes of the port GUID");
-  } else {
-    diag.error(where, "ATTR{address} match " + quote(match) + bytes +
-                          "'?*' and the 8 bytes of a port GUID, or a 6-byte MAC address");
+  if (addr && !wildcard && addr->len == 20) {
+    PortGuid g = *addr->ipoib_guid();
+    note = quote(alt) +
+           " is a full 20-byte IPoIB address: its first 12 bytes (QPN, subnet prefix) change, "
+           "which breaks the match; only the port GUID " +
+           g.str() + " is used (write ATTR{address}==\"?*" + g.colon_bytes() + "\")";
+    kind = &kIpoib;
+    return HwKey::of_guid(g);
   }
+  if (addr && wildcard && addr->len == 6) {
+    never = true;
+    why =
+        "puts '?*' before a 6-byte MAC: the MAC sysfs shows has nothing before it, so udev "
+        "never matches an Ethernet interface with it (drop the '?*')";
+    return std::nullopt;
+  }
+  if (addr && !wildcard && addr->len == 6) {
+    kind = &kEthernet;
+    return HwKey::of_mac(*addr->mac());
+  }
+  if (addr && !wildcard) {
+    never = true;
+    why = "has " + std::to_string(addr->len) +
+          " bytes and no leading '?*': an IPoIB address has 20, a MAC 6, so udev never "
+          "matches it (write '?*' and the 8 bytes of the port GUID)";
+    return std::nullopt;
+  }
+  why =
+      "is a pattern that does not name one port GUID ('?*' and 8 bytes) or one address; "
+      "udev applies it to whatever matches, this reader does not resolve it";
   return std::nullopt;
 }
 
-// The rule's NAME=, when it is a fixed name we can give.
-std::optional<std::string> udev_name(const std::string& name, const Source& where,
-                                     Diagnostics& diag) {
-  if (name.find_first_of("%$") != std::string::npos) {
-    diag.error(where, "NAME " + shown(name) +
-                          " uses udev substitutions ('%' or '$'); only fixed names are read here");
-    return std::nullopt;
-  }
-  // A name udev refuses is one it skips, with its own warning (udev-event.c rename_netif
-  // under the NAMING_REPLACE_STRICTLY naming schemes: "Invalid network interface name,
-  // ignoring"): so does this reader, and the boot goes on.
-  if (auto why = udev_refuses_ifname(name); !why.empty()) {
-    diag.warn(where, "NAME " + shown(name) + " " + why +
-                         "; udev ignores this rule's NAME=, "
-                         "and so does rdma-provision");
-    return std::nullopt;
-  }
-  // rdma-core's own example names ports ib0/ib1 and udev applies such a rule; the guides
-  // call it "not recommended". A warning here, an error only in our own inputs.
-  if (is_kernel_own_name(name)) {
-    auto ok = parse_ifname(name, where, diag);
-    if (ok) {
-      diag.warn(where, "interface name " + shown(name) +
-                           " is of the kernel's own form and may collide with an unrenamed "
-                           "device (not recommended; kept as udev would apply it)");
+// One NAME= of the file, per port: udev's last assignment wins, NAME:= is final.
+struct Assigned {
+  std::string name;
+  bool final = false;
+  Source source;
+};
+
+class RuleReader {
+ public:
+  explicit RuleReader(Diagnostics& diag) : diag_(diag) {}
+
+  void rule(std::string_view body, const Source& where) {
+    std::vector<UdevKey> keys;
+    std::string why;
+    if (!read_udev_rule(body, keys, why)) return skip(where, why, "parse_line");
+    for (auto& k : keys) {
+      std::string note;
+      if (auto err = token_error(k, note); !err.empty()) return skip(where, err, "parse_token");
+      if (!note.empty()) diag_.warn(where, note + " (udev's parse_token says the same)");
     }
-    return ok;
+    const UdevKey* address = nullptr;
+    const UdevKey* name = nullptr;
+    for (const auto& k : keys) {
+      if (k.key == "ATTR" && k.attr == "address" && k.op == "==") address = &k;
+      if (k.key == "NAME" && (k.op == "=" || k.op == ":=")) name = &k;
+    }
+    if (!name) return diag_.warn(where, "rule has no NAME= assignment; ignored");
+    if (!address) {
+      return diag_.warn(where, "rule for NAME " + shown(name->value) +
+                                   " has no ATTR{address}== match; ignored (names are read "
+                                   "here by address only)");
+    }
+    const Kind* kind = nullptr;
+    std::optional<HwKey> key;
+    std::string alt_note;
+    for (auto alt : split(address->value, '|')) {
+      if (alt.empty()) continue;
+      bool never = false;
+      const Kind* k = nullptr;
+      std::string alt_why, n;
+      auto got = address_alternative(std::string(alt), address->fold, k, alt_why, never, n);
+      if (!got) {
+        diag_.warn(where, "ATTR{address} match " + quote(alt) + " " + alt_why +
+                              "; this alternative renames nothing here");
+        continue;
+      }
+      if (key) {
+        diag_.warn(where, "ATTR{address} alternative " + quote(alt) +
+                              " names a second port; only the first, " + key->str() +
+                              ", is named here");
+        continue;
+      }
+      key = got;
+      kind = k;
+      alt_note = n;
+    }
+    if (!key) return;
+    if (!alt_note.empty()) diag_.warn(where, "ATTR{address} match " + alt_note);
+    if (!this_event_matches(keys, *kind, *key, where)) return;
+    give(*name, *key, where);
   }
-  return parse_new_ifname(name, where, diag);
-}
 
-void udev_rule(std::string_view body, const Source& where, Config& cfg, Diagnostics& diag) {
-  std::vector<UdevKey> keys;
-  std::string why;
-  if (!read_udev_rule(body, keys, why)) return diag.error(where, why);
-
-  const UdevKey *address = nullptr, *type = nullptr, *name = nullptr, *subsystem = nullptr;
-  std::string unused;
-  for (const auto& k : keys) {
-    if (k.key == "ATTR{address}" && k.op == "==") {
-      address = &k;
-    } else if (k.key == "ATTR{type}" && k.op == "==") {
-      type = &k;
-    } else if (k.key == "NAME" && (k.op == "=" || k.op == ":=")) {
-      name = &k;
-    } else if (k.key == "SUBSYSTEM" && k.op == "==") {
-      subsystem = &k;
-    } else if (k.key != "ACTION" && k.key != "DRIVERS" && k.key != "KERNEL") {
-      unused += (unused.empty() ? "" : ", ") + k.key + k.op;
+  // The names, into the configuration: per port the last assignment, in file order.
+  void finish(Config& cfg) {
+    for (const auto& key : order_) {
+      const Assigned& a = assigned_.at(key);
+      set_name(cfg, a.name, key, a.source, diag_);
     }
   }
-  if (!name) return diag.warn(where, "rule has no NAME= assignment; ignored");
-  if (!address) {
-    return diag.warn(where, "rule for NAME " + shown(name->value) +
-                                " has no ATTR{address}== match; ignored (names are read here by "
-                                "address only)");
-  }
-  if (subsystem && subsystem->value != "net") {
-    return diag.warn(where, "rule for SUBSYSTEM " + shown(subsystem->value) +
-                                " is not about network interfaces; ignored");
-  }
-  RuleType rule_type = RuleType::kAny;
-  if (type && type->value == "32") {
-    rule_type = RuleType::kIpoib;
-  } else if (type && type->value == "1") {
-    rule_type = RuleType::kEthernet;
-  } else if (type) {
-    return diag.warn(where, "ATTR{type} " + shown(type->value) +
-                                " is neither 32 (IPoIB) nor 1 (Ethernet); rule ignored");
-  }
-  if (!unused.empty()) {
-    diag.warn(where, "only ATTR{address} decides which device gets " + shown(name->value) +
-                         "; not used here: " + shown(unused));
+
+ private:
+  void skip(const Source& where, const std::string& why, const char* udev_fn) {
+    diag_.warn(where, why + ": udev ignores this rule (udev-rules.c " + std::string(udev_fn) +
+                          "), and so does rdma-provision");
   }
 
-  auto key = address_key(address->value, rule_type, where, diag);
-  auto ifname = udev_name(name->value, where, diag);
-  if (!key || !ifname) return;
-
-  auto existing = cfg.names.find(*ifname);
-  if (existing != cfg.names.end() && existing->second.value == *key &&
-      existing->second.source.same_input(where)) {
-    return diag.warn(
-        where, "the same name for " + key->str() + " is already at " + existing->second.source);
+  // Whether the other matches hold on the "add" event of the interface `key` names
+  // (udev_rule_apply_line_to_event; the rename itself happens on "add" only, udev-event.c
+  // udev_event_execute_rules). Said, and false, when udev never matches them there.
+  bool this_event_matches(const std::vector<UdevKey>& keys, const Kind& kind, const HwKey& key,
+                          const Source& where) {
+    std::string unchecked;
+    for (const auto& k : keys) {
+      if (k.op != "==" && k.op != "!=") continue;
+      std::string seen;
+      if (k.key == "ACTION") {
+        seen = "add";
+      } else if (k.key == "SUBSYSTEM") {
+        seen = "net";
+      } else if (k.key == "ATTR" && k.attr == "type") {
+        seen = kind.type;
+      } else if (k.key == "NAME") {
+        auto it = assigned_.find(key);
+        seen = it == assigned_.end() ? "" : it->second.name;
+      } else if (k.key == "KERNEL") {
+        // The kernel's name on "add": <template><N>, N in order of registration.
+        int hits = 0;
+        for (int n = 0; n < 32; ++n)
+          hits += udev_matches(k, kind.kernel_name + std::to_string(n)) ? 1 : 0;
+        if (hits == 0) {
+          return never(where, k,
+                       "the kernel names an " + std::string(kind.what) + " interface " +
+                           kind.kernel_name + "<N>");
+        }
+        if (hits < 32) {
+          diag_.warn(where, k.text() + shown(k.value) +
+                                ": udev gives the name only when the kernel named the port "
+                                "so, which depends on the order the ports registered; here "
+                                "the address alone decides");
+        }
+        continue;
+      } else if (k.key == "ATTR" && k.attr == "address") {
+        continue;
+      } else if (k.key == "DRIVERS" && (k.value == "?*" || k.value == "*") && k.op == "==") {
+        continue;  // the HCA's PCI function above the interface has a driver
+      } else {
+        unchecked += (unchecked.empty() ? "" : ", ") + k.text() + "\"" + k.value + "\"";
+        continue;
+      }
+      if (!udev_matches(k, seen)) {
+        return never(
+            where, k,
+            std::string("on the ") + kind.what + " interface's add event it is " + quote(seen));
+      }
+    }
+    if (!unchecked.empty()) {
+      diag_.warn(where, "not checked here (the address decides): " + unchecked);
+    }
+    return true;
   }
-  set_name(cfg, *ifname, *key, where, diag);
-}
+
+  bool never(const Source& where, const UdevKey& k, const std::string& seen) {
+    diag_.warn(where, k.text() + "\"" + k.value + "\" never matches (" + seen +
+                          "): udev renames nothing with this rule, and neither does "
+                          "rdma-provision");
+    return false;
+  }
+
+  // TK_A_NAME: a name made of the characters udev keeps (udev_replace_ifname turns any
+  // other into '_'), then given only when rename_netif takes it (ifname_valid).
+  void give(const UdevKey& k, const HwKey& key, const Source& where) {
+    if (k.value.find_first_of("%$") != std::string::npos) {
+      return diag_.warn(where, "NAME " + shown(k.value) +
+                                   " uses udev substitutions ('%' or '$'), which are not "
+                                   "evaluated here; this rule names nothing here");
+    }
+    auto it = assigned_.find(key);
+    if (it != assigned_.end() && it->second.final) {
+      return diag_.warn(where, "NAME for " + key.str() + " was given with ':=' at " +
+                                   it->second.source.str() +
+                                   ", which is final: udev ignores this one, and so does "
+                                   "rdma-provision");
+    }
+    std::string name = k.value;
+    for (char& c : name) {
+      const auto u = static_cast<unsigned char>(c);
+      if (u <= 32 || u >= 127 || c == ':' || c == '/') c = '_';
+    }
+    if (name != k.value) {
+      diag_.warn(where, "NAME " + shown(k.value) + " becomes " + quote(name) +
+                            ": udev replaces each character an interface name cannot have "
+                            "with '_' (udev_replace_ifname)");
+    }
+    if (auto why = udev_refuses_ifname(name); !why.empty()) {
+      return diag_.warn(where, "NAME " + shown(name) + " " + why +
+                                   "; udev ignores this rule's NAME= (rename_netif), and so "
+                                   "does rdma-provision");
+    }
+    if (name.size() > 15 || name == "." || name == "..") {
+      return diag_.warn(where, "NAME " + shown(name) +
+                                   " is not a valid interface name (at most 15 bytes, not '.' "
+                                   "or '..'): udev ignores it (rename_netif: \"Invalid network "
+                                   "interface name, ignoring\"), and so does rdma-provision");
+    }
+    Diagnostics local;
+    auto ok = is_kernel_own_name(name) ? parse_ifname(name, where, local)
+                                       : parse_new_ifname(name, where, local);
+    if (!ok) {
+      for (const auto& e : local.errors) diag_.warn(e.where, e.what + "; not given here");
+      return;
+    }
+    // rdma-core's own example names ports ib0/ib1 and udev applies such a rule; the guides
+    // call it "not recommended". A warning here, an error only in our own inputs.
+    if (is_kernel_own_name(name)) {
+      diag_.warn(where, "interface name " + shown(name) +
+                            " is of the kernel's own form and may collide with an unrenamed "
+                            "device (not recommended; kept as udev would apply it)");
+    }
+    for (const auto& [other, a] : assigned_) {
+      if (!(other == key) && a.name == name) {
+        return diag_.warn(where, "name " + quote(name) + " is already given to " + other.str() +
+                                     " at " + a.source.str() +
+                                     ": where both are present, the one udev handles second "
+                                     "keeps its kernel name (rename_netif: File exists); "
+                                     "only the first is named here");
+      }
+    }
+    if (it == assigned_.end()) {
+      order_.push_back(key);
+    } else if (it->second.name != name) {
+      diag_.warn(where, "a second NAME for " + key.str() + " (" + quote(it->second.name) + " at " +
+                            it->second.source.str() + "): udev's last assignment wins, " +
+                            quote(name));
+    }
+    assigned_[key] = Assigned{name, k.op == ":=", where};
+  }
+
+  Diagnostics& diag_;
+  std::map<HwKey, Assigned> assigned_;
+  std::vector<HwKey> order_;
+};
 
 }  // namespace
 
 void parse_ipoib_rules(std::string_view text, const std::string& file, Config& cfg,
                        Diagnostics& diag) {
-  for (const Line& line : udev_lines(text)) {
-    std::string_view body = trim(line.text);
-    if (body.empty() || body.front() == '#') continue;
-    udev_rule(body, Source::at(Source::Origin::kUdevRules, file, line.number), cfg, diag);
-  }
+  RuleReader reader(diag);
+  for (const Line& line : udev_lines(text, file, diag))
+    reader.rule(trim(line.text), Source::at(Source::Origin::kUdevRules, file, line.number));
+  reader.finish(cfg);
 }
 
 }  // namespace rp

@@ -79,7 +79,7 @@ const Row kRows[] = {
      parse_ipoib_rules,
      "ACTION==\"add\", SUBSYSTEM==\"net\", DRIVERS==\"?*\", ATTR{type}==\"32\", "
      "ATTR{address}==\"?*00:02:C9:03:00:31:78:F2\", NAME=\"ib-a\"\n",
-     "never matches the lower-case sysfs address", "ib-a=0002:c903:0031:78f2; 1 warning(s)",
+     "never matches the lower-case sysfs address", "1 warning(s)",
      "udev compares case-sensitively"},
     {"kernel-boot/persistent-ipoib.rules.in: 'must start with ?*' (the full 20 bytes)",
      parse_ipoib_rules,
@@ -91,7 +91,42 @@ const Row kRows[] = {
      parse_ipoib_rules,
      "SUBSYSTEM==\"net\", ATTR{type}==\"32\", ATTR{address}==\"00:02:c9:03:00:31:78:f2\", "
      "NAME=\"ib-a\"\n",
-     "never matches a 20-byte address", "ib-a=0002:c903:0031:78f2; 1 warning(s)"},
+     "never matches a 20-byte address", "1 warning(s)"},
+    {"systemd src/udev/udev-rules.c udev_rules_parse_file: '#' lines are ignored regardless "
+     "of line continuation",
+     parse_ipoib_rules,
+     "SUBSYSTEM==\"net\", ATTR{type}==\"32\", \\\n# the port of node 7\n"
+     "  ATTR{address}==\"?*00:02:c9:03:00:31:78:f2\", NAME=\"ib-a\"\n",
+     "one rule, ib-a for the GUID", "ib-a=0002:c903:0031:78f2"},
+    {"systemd src/udev/udev-event.c udev_event_execute_rules: rename_netif on 'add' only",
+     parse_ipoib_rules,
+     "ACTION==\"remove\", ATTR{address}==\"?*00:02:c9:03:00:31:78:f2\", NAME=\"ib-a\"\n",
+     "never renames", "1 warning(s)"},
+    {"systemd src/udev/udev-rules.c: a rule whose KERNEL never is an IPoIB port's (ib%d, "
+     "ipoib_main.c ipoib_add_one)",
+     parse_ipoib_rules,
+     "KERNEL==\"eth*\", ATTR{address}==\"?*00:02:c9:03:00:31:78:f2\", NAME=\"ib-a\"\n",
+     "never renames", "1 warning(s)"},
+    {"systemd src/udev/udev-rules.c TK_A_NAME: name_final after ':='",
+     parse_ipoib_rules,
+     "ATTR{address}==\"?*00:02:c9:03:00:31:78:f2\", NAME:=\"ib-a\"\n"
+     "ATTR{address}==\"?*00:02:c9:03:00:31:78:f2\", NAME=\"ib-b\"\n",
+     "ib-a: the later NAME= is ignored", "ib-a=0002:c903:0031:78f2; 1 warning(s)"},
+    {"systemd src/udev/udev-rules.c parse_line: a pair it cannot read drops the line only",
+     parse_ipoib_rules,
+     "ATTR{address}==\"?*00:02:c9:03:00:31:78:f2\", NAME=ib-a\n"
+     "ATTR{address}==\"?*00:02:c9:03:00:31:78:f3\", NAME=\"ib-b\"\n",
+     "'Invalid key/value pair, ignoring.' for line 1; line 2 names ib-b",
+     "ib-b=0002:c903:0031:78f3; 1 warning(s)"},
+    {"systemd src/udev/udev-rules.c parse_token: NAME+= is taken as '='", parse_ipoib_rules,
+     "ATTR{address}==\"?*00:02:c9:03:00:31:78:f2\", NAME+=\"ib-a\"\n",
+     "ib-a, with udev's warning", "ib-a=0002:c903:0031:78f2; 1 warning(s)"},
+    {"systemd src/udev/udev-rules.c token_match_string: KERNEL=\"ib*\" with a full 20-byte "
+     "address: the address decides here",
+     parse_ipoib_rules,
+     "KERNEL==\"ib0\", ATTR{address}==\"?*00:02:c9:03:00:31:78:f2\", NAME=\"ib-a\"\n",
+     "ib-a only when the kernel named the port ib0", "ib-a=0002:c903:0031:78f2; 1 warning(s)",
+     "the address alone decides"},
     {"systemd src/udev/udev-event.c rename_netif: !ifname_valid() -> 'Invalid network "
      "interface name, ignoring' (src/basic/socket-util.c ifname_valid_full: all, default)",
      parse_ipoib_rules,

@@ -451,6 +451,9 @@ TEST(ModprobeConf, PfcOfOtherModulesIsNotMlx4Pfc) {
 // ---------------------------------------------------------------------------------------
 // /etc/udev/rules.d/70-persistent-ipoib.rules
 
+// "<rules file>:<line>: "
+std::string U(int line) { return std::string(kRules) + ":" + std::to_string(line) + ": "; }
+
 const char kIpoibRules[] =
     "# Persistent IPoIB names. Type 32 is IPoIB; match only the last 8 bytes of the\n"
     "# address (the port GUID) after ?*, in lower case.\n"
@@ -511,12 +514,13 @@ TEST(IpoibRules, WithoutTypeTheAddressLengthDecidesAndContinuationLinesJoin) {
   parse_ipoib_rules(
       "ACTION==\"add\", SUBSYSTEM==\"net\", \\\n"
       "  ATTR{address}==\"?*00:02:c9:03:00:31:78:f3\", NAME:=\"mlx4_ib3\"\n"
-      "ACTION==\"add\", ATTR{address}==\"?*52:54:00:12:34:57\", NAME=\"roce_b\"\n",
+      "ACTION==\"add\", ATTR{address}==\"52:54:00:12:34:57\", NAME=\"roce_b\"\n",
       kRules, cfg, diag);
   EXPECT_TRUE(diag.errors.empty());
-  EXPECT_TRUE(diag.warnings.empty());
+  EXPECT_TRUE(diag.warnings.empty()) << strs(diag.warnings)[0];
   EXPECT_TRUE(cfg.names.at("mlx4_ib3").value.is_guid());
-  EXPECT_EQ(cfg.names.at("mlx4_ib3").source.str(), "/etc/udev/rules.d/70-persistent-ipoib.rules:1");
+  // udev's messages name the last physical line of a continued rule (udev_rules_parse_file).
+  EXPECT_EQ(cfg.names.at("mlx4_ib3").source.str(), "/etc/udev/rules.d/70-persistent-ipoib.rules:2");
   EXPECT_FALSE(cfg.names.at("roce_b").value.is_guid());
   EXPECT_EQ(cfg.names.at("roce_b").source.str(), "/etc/udev/rules.d/70-persistent-ipoib.rules:3");
 }
@@ -534,19 +538,21 @@ TEST(IpoibRules, RulesThatNameNothingByAddressAreIgnoredWithAWarning) {
   EXPECT_TRUE(diag.errors.empty());
   EXPECT_EQ(strs(diag.warnings),
             (std::vector<std::string>{
-                "/etc/udev/rules.d/70-persistent-ipoib.rules:1: rule has no NAME= assignment; "
-                "ignored",
-                "/etc/udev/rules.d/70-persistent-ipoib.rules:2: rule for NAME 'ipoib_a' has no "
-                "ATTR{address}== match; ignored (names are read here by address only)",
-                "/etc/udev/rules.d/70-persistent-ipoib.rules:3: ATTR{type} '772' is neither 32 "
-                "(IPoIB) nor 1 (Ethernet); rule ignored",
-                "/etc/udev/rules.d/70-persistent-ipoib.rules:4: rule for SUBSYSTEM 'block' is not "
-                "about network interfaces; ignored",
+                U(1) + "rule has no NAME= assignment; ignored",
+                U(2) + "rule for NAME 'ipoib_a' has no ATTR{address}== match; ignored (names "
+                       "are read here by address only)",
+                U(3) + "ATTR{type}==\"772\" never matches (on the Ethernet interface's add "
+                       "event it is '1'): udev renames nothing with this rule, and neither "
+                       "does rdma-provision",
+                U(4) + "SUBSYSTEM==\"block\" never matches (on the IPoIB interface's add event "
+                       "it is 'net'): udev renames nothing with this rule, and neither does "
+                       "rdma-provision",
             }));
   EXPECT_TRUE(cfg.names.empty());
 }
 
-TEST(IpoibRules, DoubtfulMatchesAreUsedButExplained) {
+// What udev never matches renames nothing here either; what it cannot check here is said.
+TEST(IpoibRules, MatchesUdevNeverMakesRenameNothing) {
   Config cfg;
   Diagnostics diag;
   parse_ipoib_rules(
@@ -556,23 +562,156 @@ TEST(IpoibRules, DoubtfulMatchesAreUsedButExplained) {
       "ATTR{address}==\"?*00:02:c9:03:00:31:78:f4\", NAME=\"mlx4_ib2\"\n",
       kRules, cfg, diag);
   EXPECT_TRUE(diag.errors.empty());
-  EXPECT_EQ(
-      strs(diag.warnings),
-      (std::vector<std::string>{
-          "/etc/udev/rules.d/70-persistent-ipoib.rules:1: ATTR{address} match "
-          "'?*00:02:C9:03:00:31:78:F2' has upper-case letters: udev compares case-sensitively "
-          "with the lower-case sysfs address and never matched this rule",
-          "/etc/udev/rules.d/70-persistent-ipoib.rules:2: ATTR{address} match "
-          "'00:02:c9:03:00:31:78:f3' has no leading '?*': udev compares it with the whole "
-          "20-byte address and never matched this rule; the port GUID is used",
-          "/etc/udev/rules.d/70-persistent-ipoib.rules:3: only ATTR{address} decides which "
-          "device gets 'mlx4_ib2'; not used here: 'ATTR{dev_port}=='",
-          "/etc/udev/rules.d/70-persistent-ipoib.rules:4: the same name for "
-          "0002:c903:0031:78f4 is already at /etc/udev/rules.d/70-persistent-ipoib.rules:3",
-      }));
-  EXPECT_EQ(cfg.names.size(), 3u);
-  EXPECT_EQ(cfg.names.at("mlx4_ib0").value.str(), "0002:c903:0031:78f2");
-  EXPECT_EQ(cfg.names.at("mlx4_ib2").source.str(), "/etc/udev/rules.d/70-persistent-ipoib.rules:3");
+  EXPECT_EQ(strs(diag.warnings),
+            (std::vector<std::string>{
+                U(1) + "ATTR{address} match '?*00:02:C9:03:00:31:78:F2' has upper-case "
+                       "letters: udev compares case-sensitively with the lower-case sysfs "
+                       "address and never matches it (write it in lower case, or i\"...\"); "
+                       "this alternative renames nothing here",
+                U(2) + "ATTR{address} match '00:02:c9:03:00:31:78:f3' has 8 bytes and no "
+                       "leading '?*': an IPoIB address has 20, a MAC 6, so udev never matches "
+                       "it (write '?*' and the 8 bytes of the port GUID); this alternative "
+                       "renames nothing here",
+                U(3) + "not checked here (the address decides): ATTR{dev_port}==\"1\"",
+            }));
+  ASSERT_EQ(cfg.names.size(), 1u);
+  EXPECT_EQ(cfg.names.at("mlx4_ib2").source.str(), U(4).substr(0, U(4).size() - 2));
+}
+
+// systemd's rule tests (test/udev-test.pl, now test/udev-test.py; src/udev/test-udev-rules.c
+// TEST(udev_rule_parse_value)) turned into rows for a network interface's add event: the
+// IPoIB port 0002:c903:0031:78f2 (kernel name ib<N>) unless the rule names a MAC. Each
+// row: the rules, then the names given ("name=key" in file order, "" for none).
+struct Row {
+  const char* desc;  // the udev test it follows
+  std::string rules;
+  std::string names;
+};
+
+std::string given(const Config& cfg) {
+  std::string out;
+  for (const auto& [name, key] : cfg.names)
+    out += (out.empty() ? "" : " ") + name + "=" + key.value.str();
+  return out;
+}
+
+TEST(IpoibRules, ConformanceWithSystemdsRuleTests) {
+  const std::string a = "ATTR{address}==\"?*00:02:c9:03:00:31:78:f2\", ";
+  const std::string g = "=0002:c903:0031:78f2";
+  const std::vector<Row> rows = {
+      // Lines: udev-test "backslashed multi lines", "stupid backslashed multi lines",
+      // "continuations" (comments inside a continuation are skipped, the rule goes on),
+      // "continuations with empty line" (an empty line ends it).
+      {"backslashed multi lines", "ACTION==\"add\", \\\n" + a + "\\\nNAME=\"fab0\"\n", "fab0" + g},
+      {"comment inside a continuation",
+       "ACTION==\"add\", \\\n# a comment\n  # indented\n" + a + "\\\n  NAME=\"fab0\"\n",
+       "fab0" + g},
+      {"comment ending in a backslash starts nothing", "#\\\n" + a + "NAME=\"fab0\"\n", "fab0" + g},
+      {"empty line ends a continuation", a + "\\\n\nNAME=\"fab0\"\n", ""},
+      {"continuation at end of file is dropped", a + "NAME=\"fab0\" \\\n", ""},
+      {"indented rule", "   \t" + a + "NAME=\"fab0\"\n", "fab0" + g},
+      // Pairs: "symlink only rule with %c{N+}" (no comma needed), "GOTO label does not
+      // exist" (a trailing comma), "invalid key operation" (the line is dropped, the file
+      // read on).
+      {"no comma between pairs", "ATTR{address}==\"?*00:02:c9:03:00:31:78:f2\" NAME=\"fab0\"\n",
+       "fab0" + g},
+      {"trailing comma", a + "NAME=\"fab0\",\n", "fab0" + g},
+      {"invalid key operation drops only its line",
+       "ACTION=\"add\", " + a + "NAME=\"no\"\n" + a + "NAME=\"yes\"\n", "yes" + g},
+      {"'#' after the pairs is no comment: the line is dropped", a + "NAME=\"fab0\" # x\n", ""},
+      {"unknown key drops the line", "FOO==\"1\", " + a + "NAME=\"fab0\"\n", ""},
+      // Values: TEST(udev_rule_parse_value): i"" folds case, e"" takes C escapes,
+      // \" is the one escape otherwise.
+      {"i\"\" folds case", "ATTR{address}==i\"?*00:02:C9:03:00:31:78:F2\", NAME=\"fab0\"\n",
+       "fab0" + g},
+      {"e\"\" escapes", "ATTR{address}==e\"?*00:02:c9:03:00:31:78:\\x66\\x32\", NAME=\"fab0\"\n",
+       "fab0" + g},
+      {"i prefix on an assignment drops the line", a + "NAME=i\"fab0\"\n", ""},
+      {"doubled prefix drops the line", a + "NAME=ee\"fab0\"\n", ""},
+      // Matching: "test multi matches" 1-3 ('|' alternatives), "catch device by ?" and
+      // "by character class" (globs), ACTION other than add.
+      {"alternatives in ACTION", "ACTION==\"change|add\", " + a + "NAME=\"fab0\"\n", "fab0" + g},
+      {"ACTION remove never renames", "ACTION==\"remove\", " + a + "NAME=\"fab0\"\n", ""},
+      {"ACTION != add never renames", "ACTION!=\"add\", " + a + "NAME=\"fab0\"\n", ""},
+      {"KERNEL glob of the kernel's IPoIB names", "KERNEL==\"ib[0-9]*\", " + a + "NAME=\"fab0\"\n",
+       "fab0" + g},
+      {"KERNEL eth* never is an IPoIB port", "KERNEL==\"eth*\", " + a + "NAME=\"fab0\"\n", ""},
+      {"SUBSYSTEM alternatives", "SUBSYSTEM==\"block|net\", " + a + "NAME=\"fab0\"\n", "fab0" + g},
+      {"ATTR{type} 1 never is an IPoIB port", "ATTR{type}==\"1\", " + a + "NAME=\"fab0\"\n", ""},
+      {"ATTR{type} glob", "ATTR{type}==\"3?\", " + a + "NAME=\"fab0\"\n", "fab0" + g},
+      {"address alternatives: the one that names a port",
+       "ATTR{address}==\"none|?*00:02:c9:03:00:31:78:f2\", NAME=\"fab0\"\n", "fab0" + g},
+      {"a MAC after ?* never matches an Ethernet port",
+       "ATTR{address}==\"?*52:54:00:12:34:56\", NAME=\"roce0\"\n", ""},
+      {"a MAC", "ATTR{address}==\"52:54:00:12:34:56\", NAME=\"roce0\"\n",
+       "roce0=52:54:00:12:34:56"},
+      // NAME: "final assignment" (':=' freezes), the last '=' wins, NAME+= is '=', NAME=""
+      // and NAME="%k" are dropped, characters udev replaces become '_'.
+      {"last NAME wins", a + "NAME=\"one\"\n" + a + "NAME=\"two\"\n", "two" + g},
+      {"NAME:= is final", a + "NAME:=\"one\"\n" + a + "NAME=\"two\"\n", "one" + g},
+      {"NAME+= is NAME=", a + "NAME+=\"fab0\"\n", "fab0" + g},
+      {"NAME==\"\" before any name", a + "NAME==\"\", NAME=\"fab0\"\n", "fab0" + g},
+      {"NAME== the earlier name", a + "NAME=\"one\"\n" + a + "NAME==\"one\", NAME=\"two\"\n",
+       "two" + g},
+      {"NAME== another name", a + "NAME=\"one\"\n" + a + "NAME==\"x\", NAME=\"two\"\n", "one" + g},
+      {"NAME=\"\" dropped", a + "NAME=\"\"\n", ""},
+      {"NAME with ':' becomes '_'", a + "NAME=\"ib:a\"\n", "ib_a" + g},
+      {"NAME too long is ignored", a + "NAME=\"infiniband_storage0\"\n", ""},
+      {"NAME digits only is ignored", a + "NAME=\"123\"\n", ""},
+      {"NAME with a substitution is not evaluated", a + "NAME=\"ib_%n\"\n", ""},
+  };
+  for (const Row& r : rows) {
+    Config cfg;
+    Diagnostics diag;
+    parse_ipoib_rules(r.rules, kRules, cfg, diag);
+    EXPECT_TRUE(diag.errors.empty()) << r.desc << ": " << strs(diag.errors)[0];
+    EXPECT_EQ(given(cfg), r.names) << r.desc;
+    // Whatever udev skips or never matches is said.
+    if (r.names.empty()) EXPECT_FALSE(diag.warnings.empty()) << r.desc;
+  }
+}
+
+// Lines udev refuses are skipped with a warning naming udev's function; the file goes on.
+TEST(IpoibRules, LinesUdevSkipsAreWarningsNamingItsFunction) {
+  const std::string r1 = "ATTR{type}==\"32\", ATTR{address}==\"?*00:02:c9:03:00:31:78:f2\", ";
+  const std::vector<std::pair<std::string, std::string>> rows = {
+      {r1 + "NAME=\"mlx4_ib0\n",
+       U(1) + "cannot read 'NAME=\"mlx4_ib0': the value has no closing '\"': udev ignores this "
+              "rule (udev-rules.c parse_line), and so does rdma-provision"},
+      {r1 + "NAME=mlx4_ib0\n",
+       U(1) + "cannot read 'NAME=mlx4_ib0': the value is not in double quotes: udev ignores "
+              "this rule (udev-rules.c parse_line), and so does rdma-provision"},
+      {"ATTR{address==\"?*00:02\", NAME=\"a\"\n",
+       U(1) + "cannot read 'ATTR{address==\"?*00:02\", NAME=\"a\"': '{' has no closing '}': "
+              "udev ignores this rule (udev-rules.c parse_line), and so does rdma-provision"},
+      {"ACTION=\"add\", " + r1 + "NAME=\"a\"\n",
+       U(1) + "invalid operator for ACTION (=: only == and !=): udev ignores this rule "
+              "(udev-rules.c parse_token), and so does rdma-provision"},
+      {r1 + "NAME-=\"a\"\n",
+       U(1) + "invalid operator for NAME (-=): udev ignores this rule (udev-rules.c "
+              "parse_token), and so does rdma-provision"},
+      {"ATTR{address}==\"?*00:02:c9:03:00:31:78:zz\", NAME=\"mlx4_ib0\"\n",
+       U(1) + "ATTR{address} match '?*00:02:c9:03:00:31:78:zz' is not an address sysfs shows "
+              "(hex bytes separated by ':'), so udev never matches it; this alternative "
+              "renames nothing here"},
+      {"ATTR{address}==\"?*00:02:c9:03:00:31:78:f[23]\", NAME=\"mlx4_ib0\"\n",
+       U(1) + "ATTR{address} match '?*00:02:c9:03:00:31:78:f[23]' is a pattern that does not "
+              "name one port GUID ('?*' and 8 bytes) or one address; udev applies it to "
+              "whatever matches, this reader does not resolve it; this alternative renames "
+              "nothing here"},
+      {r1 + "NAME=\"mlx4_ib0\"\n" + r1.substr(0, r1.size() - 4) + "3\", NAME=\"mlx4_ib0\"\n",
+       U(2) + "name 'mlx4_ib0' is already given to 0002:c903:0031:78f2 at " + kRules +
+           ":1: where both are present, the one udev handles second keeps its kernel name "
+           "(rename_netif: File exists); only the first is named here"},
+  };
+  for (const auto& [text, warning] : rows) {
+    Config cfg;
+    Diagnostics diag;
+    parse_ipoib_rules(text + r1 + "NAME=\"after\"\n", kRules, cfg, diag);
+    EXPECT_TRUE(diag.errors.empty()) << text;
+    EXPECT_EQ(strs(diag.warnings).at(0), warning) << text;
+    EXPECT_EQ(cfg.names.count("after"), 1u) << text << ": the rest of the file still applies";
+  }
 }
 
 TEST(IpoibRules, ALaterRulesFileRenamesWhatAnEarlierSourceNamed) {
@@ -654,69 +793,13 @@ std::vector<Bad> bad_inputs() {
        "options mlx4_en pfctx=0x1ff\noptions mlx4_en pfcrx=x\n",
        {P + "1: pfctx '0x1ff' is out of range 0..0xff",
         P + "2: pfcrx 'x' is not a number (a priority bitmask, e.g. 0x08)"}},
-      // 70-persistent-ipoib.rules
-      {"RuleNameTooLong", parse_ipoib_rules, kRules, r1 + "NAME=\"infiniband_storage0\"\n",
-       {U + "1: interface name 'infiniband_storage0' is longer than 15 bytes"}},
-      {"RuleNameWithColon", parse_ipoib_rules, kRules, r1 + "NAME=\"ib:a\"\n",
-       {U + "1: interface name 'ib:a' contains '/', ':', a space or a control character"}},
-      {"RuleNameWithSubstitution", parse_ipoib_rules, kRules, r1 + "NAME=\"ib_%n\"\n",
-       {U + "1: NAME 'ib_%n' uses udev substitutions ('%' or '$'); only fixed names are read "
-            "here"}},
-      {"RuleSameNameForTwoGuids", parse_ipoib_rules, kRules,
-       r1 + "NAME=\"mlx4_ib0\"\n" + r2 + "NAME=\"mlx4_ib0\"\n",
-       {U + "2: name 'mlx4_ib0' is already given to 0002:c903:0031:78f2 at " + kRules + ":1"}},
-      {"RuleSameGuidUnderTwoNames", parse_ipoib_rules, kRules,
-       r1 + "NAME=\"mlx4_ib0\"\n# again\n" + r1 + "NAME=\"fabric_a\"\n",
-       {U + "3: 0002:c903:0031:78f2 already has the name 'mlx4_ib0' at " + kRules + ":1"}},
-      {"RuleAddressNotHex", parse_ipoib_rules, kRules,
-       kRuleHead + "ATTR{address}==\"?*00:02:c9:03:00:31:78:zz\", NAME=\"mlx4_ib0\"\n",
-       {U + "1: ATTR{address} match '?*00:02:c9:03:00:31:78:zz' is not a port GUID or MAC "
-            "address (only a leading '?*' wildcard is understood)"}},
-      {"RuleAddressOtherGlob", parse_ipoib_rules, kRules,
-       kRuleHead + "ATTR{address}==\"?*00:02:c9:03:00:31:78:f[23]\", NAME=\"mlx4_ib0\"\n",
-       {U + "1: ATTR{address} match '?*00:02:c9:03:00:31:78:f[23]' is not a port GUID or MAC "
-            "address (only a leading '?*' wildcard is understood)"}},
-      {"RuleIpoibWithMac", parse_ipoib_rules, kRules,
-       kRuleHead + "ATTR{address}==\"?*52:54:00:12:34:56\", NAME=\"mlx4_ib0\"\n",
-       {U + "1: IPoIB (type 32) address match '?*52:54:00:12:34:56' has 6 bytes; expected '?*' "
-            "and the 8 bytes of the port GUID"}},
-      {"RuleEthernetWithGuid", parse_ipoib_rules, kRules,
-       "ATTR{type}==\"1\", ATTR{address}==\"?*00:02:c9:03:00:31:78:f2\", NAME=\"roce_a\"\n",
-       {U + "1: Ethernet (type 1) address match '?*00:02:c9:03:00:31:78:f2' has 8 bytes; a MAC "
-            "address has 6"}},
-      {"RuleUnclosedQuote", parse_ipoib_rules, kRules, r1 + "NAME=\"mlx4_ib0\n",
-       {U + "1: cannot read the rule at 'NAME=\"mlx4_ib0': the value has no closing '\"'"}},
-      {"RuleUnquotedValue", parse_ipoib_rules, kRules, r1 + "NAME=mlx4_ib0\n",
-       {U + "1: cannot read the rule at 'NAME=mlx4_ib0': expected a value in double quotes"}},
-      {"RuleUnclosedBrace", parse_ipoib_rules, kRules, "ATTR{address==\"?*00:02\", NAME=\"a\"\n",
-       {U + "1: cannot read the rule at 'ATTR{address==\"?*00:02\", NAME=\"a\"': '{' has no "
-            "closing '}'"}},
-      {"RuleMissingOperator", parse_ipoib_rules, kRules, "KERNEL \"ib*\", NAME=\"a\"\n",
-       {U + "1: cannot read the rule at 'KERNEL \"ib*\", NAME=\"a\"': expected an operator (==, "
-            "!=, =, +=, -=, :=)"}},
-      {"RuleMissingKey", parse_ipoib_rules, kRules, "ACTION==\"add\", ==\"x\"\n",
-       {U + "1: cannot read the rule at '==\"x\"': expected a key such as NAME or "
-            "ATTR{address}"}},
-      {"RuleErrorOnAContinuedLineNamesTheFirst", parse_ipoib_rules, kRules,
-       "# x\n" + kRuleHead + "\\\n  ATTR{address}==\"?*00:02:c9:03:00:31:78:f2\", \\\n"
-                             "  NAME=\"eth:7\"\n",
-       {U + "2: interface name 'eth:7' contains '/', ':', a space or a control character"}},
-      {"RuleAddressOfNoKnownLengthWithoutType", parse_ipoib_rules, kRules,
-       "ATTR{address}==\"?*00:02:c9:03\", NAME=\"mlx4_ib0\"\n",
-       {U + "1: ATTR{address} match '?*00:02:c9:03' has 4 bytes; expected '?*' and the 8 bytes "
-            "of a port GUID, or a 6-byte MAC address"}},
-      {"RuleBadAddressAndBadNameBothReported", parse_ipoib_rules, kRules,
-       kRuleHead + "ATTR{address}==\"?*00:02\", NAME=\"ib/1\"\n",
-       {U + "1: IPoIB (type 32) address match '?*00:02' has 2 bytes; expected '?*' and the 8 "
-            "bytes of the port GUID",
-        U + "1: interface name 'ib/1' contains '/', ':', a space or a control character"}},
   };
   // clang-format on
 }
 
 TEST(MalformedInputs, EachGivesExactlyItsMessages) {
   const auto cases = bad_inputs();
-  EXPECT_GE(cases.size(), 25u);
+  EXPECT_GE(cases.size(), 18u);
   for (const Bad& c : cases) {
     Config cfg;
     Diagnostics diag;
