@@ -58,6 +58,12 @@ struct UdevKey {
   std::string value;
   bool fold = false;  // i"...": matched case-insensitively
   std::string text() const { return key + (has_attr ? "{" + attr + "}" : "") + op; }
+  // The pair as written, cut short like shown(): "KERNEL==\"eth*\"".
+  std::string pair() const {
+    const std::string all = text() + "\"" + value + "\"";
+    return all.size() <= 80 ? all
+                            : all.substr(0, 80) + "... (" + std::to_string(all.size()) + " bytes)";
+  }
 };
 
 // C escapes of e"..." (udev_rule_parse_value through cunescape): false for an invalid one.
@@ -203,9 +209,9 @@ bool known_key(const std::string& k) {
 // ATTR{}:= are taken as '=' with udev's own warning, said in `note`.
 std::string token_error(UdevKey& k, std::string& note) {
   const bool match = k.op == "==" || k.op == "!=";
-  if (!known_key(k.key)) return "invalid key " + quote(k.key);
+  if (!known_key(k.key)) return "invalid key " + shown(k.key);
   if (k.fold && !match) {
-    return "the 'i' prefix is only for '==' or '!=' (" + k.text() + ")";
+    return "the 'i' prefix is only for '==' or '!=' (" + shown(k.text()) + ")";
   }
   if (k.key == "ACTION" || k.key == "KERNEL" || k.key == "SUBSYSTEM" || k.key == "DRIVERS") {
     if (k.has_attr) return "invalid attribute for " + k.key;
@@ -215,7 +221,7 @@ std::string token_error(UdevKey& k, std::string& note) {
     if (k.attr.empty()) return "invalid attribute for ATTR";
     if (k.op == "-=") return "invalid operator for ATTR (-=)";
     if (k.op == "+=" || k.op == ":=") {
-      note = "ATTR key takes '==', '!=', or '=' operator, assuming '=' (" + k.text() + ")";
+      note = "ATTR key takes '==', '!=', or '=' operator, assuming '=' (" + shown(k.text()) + ")";
       k.op = "=";
     }
   }
@@ -307,7 +313,7 @@ std::optional<HwKey> address_alternative(const std::string& alt, bool fold, cons
   }
   if (addr && !wildcard && addr->len == 20) {
     PortGuid g = *addr->ipoib_guid();
-    note = quote(alt) +
+    note = shown(alt) +
            " is a full 20-byte IPoIB address: its first 12 bytes (QPN, subnet prefix) change, "
            "which breaks the match; only the port GUID " +
            g.str() + " is used (write ATTR{address}==\"?*" + g.colon_bytes() + "\")";
@@ -380,12 +386,12 @@ class RuleReader {
       std::string alt_why, n;
       auto got = address_alternative(std::string(alt), address->fold, k, alt_why, never, n);
       if (!got) {
-        diag_.warn(where, "ATTR{address} match " + quote(alt) + " " + alt_why +
+        diag_.warn(where, "ATTR{address} match " + shown(alt) + " " + alt_why +
                               "; this alternative renames nothing here");
         continue;
       }
       if (key) {
-        diag_.warn(where, "ATTR{address} alternative " + quote(alt) +
+        diag_.warn(where, "ATTR{address} alternative " + shown(alt) +
                               " names a second port; only the first, " + key->str() +
                               ", is named here");
         continue;
@@ -443,7 +449,7 @@ class RuleReader {
                            kind.kernel_name + "<N>");
         }
         if (hits < 32) {
-          diag_.warn(where, k.text() + shown(k.value) +
+          diag_.warn(where, k.pair() +
                                 ": udev gives the name only when the kernel named the port "
                                 "so, which depends on the order the ports registered; here "
                                 "the address alone decides");
@@ -454,7 +460,7 @@ class RuleReader {
       } else if (k.key == "DRIVERS" && (k.value == "?*" || k.value == "*") && k.op == "==") {
         continue;  // the HCA's PCI function above the interface has a driver
       } else {
-        unchecked += (unchecked.empty() ? "" : ", ") + k.text() + "\"" + k.value + "\"";
+        unchecked += (unchecked.empty() ? "" : ", ") + k.pair();
         continue;
       }
       if (!udev_matches(k, seen)) {
@@ -470,7 +476,7 @@ class RuleReader {
   }
 
   bool never(const Source& where, const UdevKey& k, const std::string& seen) {
-    diag_.warn(where, k.text() + "\"" + k.value + "\" never matches (" + seen +
+    diag_.warn(where, k.pair() + " never matches (" + seen +
                           "): udev renames nothing with this rule, and neither does "
                           "rdma-provision");
     return false;
@@ -497,7 +503,7 @@ class RuleReader {
       if (u <= 32 || u >= 127 || c == ':' || c == '/') c = '_';
     }
     if (name != k.value) {
-      diag_.warn(where, "NAME " + shown(k.value) + " becomes " + quote(name) +
+      diag_.warn(where, "NAME " + shown(k.value) + " becomes " + shown(name) +
                             ": udev replaces each character an interface name cannot have "
                             "with '_' (udev_replace_ifname)");
     }
