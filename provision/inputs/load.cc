@@ -71,6 +71,29 @@ void read_modprobe_d(const Root& root, Inputs& in) {
   }
 }
 
+// systemd .link files as udev's net_setup_link finds them (link-config.c
+// link_config_load, conf-files.c conf_files_list_strv): *.link in these directories, a name
+// in an earlier one masking the same name in later ones (an empty file or a link to
+// /dev/null masks and is nothing), hidden files skipped, all read in order of file name.
+void read_link_files(const Root& root, Inputs& in) {
+  static const char* const kDirs[] = {"/etc/systemd/network", "/run/systemd/network",
+                                      "/usr/local/lib/systemd/network", "/usr/lib/systemd/network",
+                                      "/lib/systemd/network"};
+  std::map<std::string, std::string> by_name;  // file name -> the directory that wins
+  for (const char* dir : kDirs)
+    for (const auto& name : root.list(dir))
+      if (name.size() > 5 && ends_with(name, ".link") && name[0] != '.') by_name.emplace(name, dir);
+  std::vector<LinkFileText> files;
+  for (const auto& [name, dir] : by_name) {
+    const std::string path = dir + "/" + name;
+    auto text = root.read(path);
+    if (!text || text->empty()) continue;  // masked, or unreadable as udev finds it
+    in.files_read.push_back(path);
+    files.push_back({path, std::move(text).value()});
+  }
+  parse_link_files(files, in.config, in.diag);
+}
+
 // ib.pkey= is NetworkManager's parameter: nm-initrd-generator (src/nm-initrd-generator/
 // nmi-cmdline-reader.c, reader_parse_ib_pkey) makes a connection for that partition, and
 // NetworkManager creates the child itself. In an image with NetworkManager (dracut's
@@ -227,6 +250,7 @@ Inputs load_inputs(const Root& root, const InputOptions& opt) {
   read_one(root, "/etc/rdma/mlx4.conf", parse_mlx4_conf, in, false);
   read_dir(root, "/etc/rdma/modules", parse_modules_conf, in);
   read_modprobe_d(root, in);
+  read_link_files(root, in);
   read_one(root, "/etc/udev/rules.d/70-persistent-ipoib.rules", parse_ipoib_rules, in, false);
   read_rdma_rename_rules(root, in);
   read_one(root, opt.config_path, parse_native_conf, in, opt.config_path_given);

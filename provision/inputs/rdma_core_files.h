@@ -7,6 +7,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "provision/config/config.h"
 
@@ -32,5 +33,15 @@ void parse_modprobe_conf(std::string_view text, const std::string& file, Config&
 // IPoIB port GUID (type 32) or an Ethernet MAC (type 1). Fills cfg.names.
 void parse_ipoib_rules(std::string_view text, const std::string& file, Config& cfg,
                        Diagnostics& diag);
+
+// systemd .link files (/etc/systemd/network and the directories below it), as udev's
+// net_setup_link builtin reads them: the names their [Link] Name= gives the ports their
+// [Match] MACAddress= lists. `files` in udev's order (by file name; the copy of the
+// directory that wins). Fills cfg.names. (link_files.cc)
+struct LinkFileText {
+  std::string path;
+  std::string text;
+};
+void parse_link_files(const std::vector<LinkFileText>& files, Config& cfg, Diagnostics& diag);
 
 }  // namespace rp

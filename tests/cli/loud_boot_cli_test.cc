@@ -222,5 +222,24 @@ TEST(SilentBoot, VerifyThatChecksNothingHasItsOwnExitCode) {
   EXPECT_TRUE(has(siw.out, "an iWARP port has no RC loopback check")) << siw.out;
 }
 
+// A name a systemd .link file gives (Red Hat's way of naming IPoIB ports) is a name the
+// boot's network may use: no "nothing provides it" warning; the plan gives it as udev
+// would, from the file.
+TEST(SilentBoot, ANameALinkFileGivesCountsForIp) {
+  const std::string root = testing::unpack_fixture("cx5-ib");
+  const std::string cmdline = " --cmdline-string 'ip=mlx5_ib0:dhcp rd.neednet=1'";
+  EXPECT_TRUE(has(tool(root, "check" + cmdline).out, "no interface mlx5_ib0 is present"));
+  testing::run("mkdir -p " + root + "/etc/systemd/network && printf '[Match]\\nMACAddress=" +
+               "00:00:10:87:fe:80:00:00:00:00:00:00:0c:42:a1:03:00:16:b2:c4\\n[Link]\\n" +
+               "Name=mlx5_ib0\\n' > " + root + "/etc/systemd/network/70-custom-ifnames.link");
+  const Ran check = tool(root, "check" + cmdline);
+  EXPECT_EQ(check.status, 0) << check.out;
+  EXPECT_FALSE(has(check.out, "no interface mlx5_ib0 is present")) << check.out;
+  EXPECT_TRUE(has(check.out, "the port GUID 0c42:a103:0016:b2c4, are stable")) << check.out;
+  EXPECT_TRUE(has(tool(root, "plan" + cmdline).out,
+                  "rename       ib0: ib0 -> mlx5_ib0  "
+                  "[/etc/systemd/network/70-custom-ifnames.link:4]"));
+}
+
 }  // namespace
 }  // namespace rp

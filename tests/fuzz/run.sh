@@ -32,6 +32,7 @@ declare -A SRCS=(
   [modules_conf]="$config provision/inputs/modules_conf.cc"
   [modprobe_conf]="$config provision/inputs/modprobe_conf.cc"
   [ipoib_rules]="$config provision/inputs/ipoib_rules.cc"
+  [link_files]="$config provision/inputs/link_files.cc"
   [sysfs_values]="$base"
   [json]="$base provision/base/json.cc"
   [sysfs_tree]="$base provision/inventory/sysfs.cc provision/inventory/inventory.cc provision/inventory/shown.cc"
@@ -47,7 +48,7 @@ libnl_flags() {
     "$bin/external/libnl/libnl-route-3.a $bin/external/libnl/libnl-3.a -lpthread"
 }
 targets=("$@")
-((${#targets[@]})) || targets=(cmdline native_conf mlx4_conf modules_conf modprobe_conf ipoib_rules sysfs_values json sysfs_tree netlink_replies)
+((${#targets[@]})) || targets=(cmdline native_conf mlx4_conf modules_conf modprobe_conf ipoib_rules link_files sysfs_values json sysfs_tree netlink_replies)
 runs=${FUZZ_RUNS:--1}
 
 # Each target builds and runs on its own (FUZZ_JOBS at once, default the number of CPUs):

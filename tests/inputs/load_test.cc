@@ -251,5 +251,31 @@ TEST_F(LoadTest, CheckSaysWhenThePeerCannotBeKnown) {
   }
 }
 
+// .link files as udev's net_setup_link finds them (conf-files.c conf_files_list_strv):
+// a file in /etc masks the one of the same name below it, an empty one masks and is
+// nothing, all read in order of file name whatever their directory; 70-persistent-ipoib
+// .rules (run before 80-net-setup-link.rules applies a .link's name) wins over them.
+TEST_F(LoadTest, LinkFilesInUdevsOrderAndMasking) {
+  const std::string naming = "[Match]\nMACAddress=52:54:00:12:34:56\n[Link]\nName=";
+  put("/usr/lib/systemd/network/70-names.link", naming + "vendor0\n");
+  InputOptions opt;
+  opt.cmdline_text = "";
+  Inputs lib = load_inputs(Root(dir_), opt);
+  ASSERT_EQ(lib.config.names.count("vendor0"), 1u);
+  put("/etc/systemd/network/70-names.link", naming + "admin0\n");
+  Inputs etc = load_inputs(Root(dir_), opt);
+  EXPECT_EQ(etc.config.names.count("vendor0"), 0u);
+  EXPECT_EQ(etc.config.names.count("admin0"), 1u);
+  put("/etc/systemd/network/70-names.link", "");
+  EXPECT_TRUE(load_inputs(Root(dir_), opt).config.names.empty()) << "masked";
+  put("/etc/systemd/network/70-names.link", naming + "admin0\n");
+  put("/etc/udev/rules.d/70-persistent-ipoib.rules",
+      "ATTR{address}==\"52:54:00:12:34:56\", NAME=\"rules0\"\n");
+  Inputs both = load_inputs(Root(dir_), opt);
+  EXPECT_EQ(both.config.names.count("rules0"), 1u);
+  EXPECT_EQ(both.config.names.count("admin0"), 0u);
+  EXPECT_EQ(both.diag.warnings.size(), 1u) << "the conflict is said";
+}
+
 }  // namespace
 }  // namespace rp
