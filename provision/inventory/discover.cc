@@ -23,6 +23,7 @@ bool discover_netlink_links(Inventory& inv) {
     n.ifindex = l.ifindex;
     n.iflink = l.iflink;
     n.type = l.type;
+    n.kind = l.kind;
     n.address = l.address;
     n.broadcast = l.broadcast;
     n.mtu = l.mtu;

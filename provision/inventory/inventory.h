@@ -92,6 +92,10 @@ struct NetDev {
   // an IPoIB P_Key child (ipoib_main.c ipoib_get_iflink), the peer of a veth.
   int iflink = 0;
   int type = 0;  // ARPHRD_*
+  // What kind of virtual link it is ("vlan", "veth", "bond", "ipoib"; "" for a physical
+  // device): rtnetlink's IFLA_INFO_KIND, or from sysfs the DEVTYPE of an Ethernet
+  // interface's uevent (net-sysfs.c netdev_uevent; vlan_dev.c sets "vlan").
+  std::string kind;
   HwAddress address;
   HwAddress broadcast;          // IPoIB: the P_Key is in bytes 8-9
   std::optional<unsigned> mtu;  // nullopt: unreadable (Inventory::unreadable says why)

@@ -260,6 +260,11 @@ void discover_sysfs_netdevs(const Root& root, Inventory& inv, Detail detail) {
     n.ifindex = static_cast<int>(read_uint(dir, "ifindex").value_or(0));
     n.type = static_cast<int>(read_uint(dir, "type").value_or(0));
     if (auto a = HwAddress::parse(attr(dir, "address", inv))) n.address = *a;
+    if (n.type == kArphrdEther) {
+      const std::string uevent = dir.read_or("uevent", "");
+      for (auto line : split(uevent, '\n'))
+        if (starts_with(line, "DEVTYPE=")) n.kind = std::string(line.substr(8));
+    }
     if (n.type == kArphrdInfiniband) {
       // What tells a P_Key child from its parent without the legacy child's files.
       n.iflink = static_cast<int>(read_uint(dir, "iflink").value_or(0));

@@ -41,6 +41,14 @@ void plan_soft_links(PlanBuilder& b) {
               ")");
       continue;
     }
+    if (l.kind == SoftKind::kRxe && f->netdev && f->netdev->kind == "vlan") {
+      b.diag().error(l.source, "rxe link on " + netdev +
+                                   ": the kernel refuses it (rxe.c rxe_newlink: \"rxe creation "
+                                   "allowed on top of a real device only\", EPERM for a VLAN "
+                                   "interface); put it on the VLAN's parent, whose RoCE GIDs "
+                                   "cover the VLAN's addresses too");
+      continue;
+    }
     bool exists = false;
     for (const auto& d : b.inv.rdma) {
       if (f->netdev && (d.parent_netdev == f->netdev->name || d.parent_netdev == netdev)) {

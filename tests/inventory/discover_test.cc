@@ -478,5 +478,28 @@ TEST(Discover, CpuFlagsFromTheFirstFlagsLine) {
   EXPECT_FALSE(q.cpu_pclmulqdq);
 }
 
+// A VLAN interface is told from its parent by its uevent's DEVTYPE (net-sysfs.c
+// netdev_uevent, vlan_dev.c vlan_setup), as rtnetlink tells it by IFLA_INFO_KIND.
+TEST(Discover, AVlanInterfaceIsKnownByItsUeventDevtype) {
+  const std::string dir = testing::unpack_fixture("cx5-roce");
+  const std::string vlan = dir + "/sys/devices/virtual/net/ens1f0np0.100";
+  std::filesystem::create_directories(vlan);
+  for (const auto& [file, text] : std::map<std::string, std::string>{
+           {"type", "1\n"},
+           {"ifindex", "40\n"},
+           {"address", "98:03:9b:46:8a:10\n"},
+           {"mtu", "1500\n"},
+           {"flags", "0x1003\n"},
+           {"uevent", "DEVTYPE=vlan\nINTERFACE=ens1f0np0.100\nIFINDEX=40\n"}})
+    std::ofstream(vlan + "/" + file) << text;
+  std::filesystem::create_directory_symlink("../../devices/virtual/net/ens1f0np0.100",
+                                            dir + "/sys/class/net/ens1f0np0.100");
+  const Inventory inv = discover(Root(dir), Detail::kPlan);
+  std::map<std::string, std::string> kinds;
+  for (const auto& n : inv.netdevs) kinds[n.name] = n.kind;
+  EXPECT_EQ(kinds.at("ens1f0np0.100"), "vlan");
+  EXPECT_EQ(kinds.at("ens1f0np0"), "");
+}
+
 }  // namespace
 }  // namespace rp

@@ -487,6 +487,27 @@ TEST(SoftLinksPlanner, SiwOnAnIpoibInterfaceIsRefusedAsTheKernelRefusesIt) {
   EXPECT_EQ(links, std::vector<std::string>{"eth1"});
 }
 
+// rxe on a VLAN interface: rxe_newlink answers EPERM ("rxe creation allowed on top of a
+// real device only"); refused when the plan is made.
+TEST(SoftLinksPlanner, RxeOnAVlanIsRefusedAsTheKernelRefusesIt) {
+  Inventory inv;
+  inv.netdevs.push_back(ethernet("eth1", 3, "52:54:00:77:00:02", true));
+  inv.netdevs.push_back(ethernet("eth1.100", 4, "52:54:00:77:00:02", true));
+  inv.netdevs.back().kind = "vlan";
+  inv.modules = {"ib_core", "rdma_rxe"};
+  Config cfg;
+  cfg.soft_links["eth1.100"] = SoftLink{SoftKind::kRxe, "", src("cmdline: rd.rdma.rxe=eth1.100")};
+  const Plan p = make_plan(cfg, inv);
+  ASSERT_EQ(p.diag.errors.size(), 1u) << plan_text(p);
+  EXPECT_NE(p.diag.errors[0].str().find("cmdline: rd.rdma.rxe=eth1.100: rxe link on eth1.100: "
+                                        "the kernel refuses it (rxe.c rxe_newlink"),
+            std::string::npos)
+      << p.diag.errors[0].str();
+  cfg.soft_links.clear();
+  cfg.soft_links["eth1"] = SoftLink{SoftKind::kRxe, "", src("cmdline: rd.rdma.rxe=eth1")};
+  EXPECT_TRUE(make_plan(cfg, inv).diag.errors.empty());
+}
+
 TEST(WaitsPlanner, AllLeavesOutAnInfinibandPortThatIsDisabled) {
   // A configured card's mlx4_0: port 1 ACTIVE, port 2 shut off (phys_state Disabled: by
   // the subnet manager or ibportstate). rd.rdma.wait=all would wait for it until the
