@@ -104,6 +104,11 @@ else
   add_counts mutant-list "0 passed, 1 failed"
 fi
 
+echo "=== the layering: tests/layering/layers.py (no include up the stack, no cycle, no file over 450 lines; planted faults found)"
+layers=$(python3 tests/layering/layers.py 2>&1)
+echo "$layers" | grep -v ' passed, '
+add_counts layering "$(echo "$layers" | tail -n 1)"
+
 echo "=== fuzzing smoke run: every parser under libFuzzer with ASan+UBSan (tests/fuzz/run.sh)"
 fuzz=$(bash tests/fuzz/run.sh "${FUZZ_SECONDS:-5}" 2>&1)
 echo "$fuzz" | grep -v ' passed, '

@@ -29,6 +29,7 @@ std::string summary(const std::string& text) {
   for (const auto& i : c.boot_ifaces) add("iface " + i.value);
   if (c.nfs_server) add("nfs " + c.nfs_server->value.str());
   for (const auto& [name, key] : c.dracut_ifnames) add("ifname " + name + "=" + key.value.str());
+  for (const auto& w : d.warnings) add("warning: " + w.str());
   for (const auto& e : d.errors) add("error: " + e.str());
   return out;
 }
@@ -113,11 +114,11 @@ const Row kNetwork[] = {
      "ifname-genrules.sh (ATTR{type}==\"1\")",
      "ifname=ib-a:80:00:02:08:fe:80:00:00:00:00:00:00:f4:52:14:03:00:7b:cb:a1",
      "accepted, but the rule is for Ethernet: the IPoIB interface is never renamed",
-     "error: cmdline: ifname=ib-a:80:00:02:08:fe:80:00:00:00:00:00:00:f4:52:14:03:00:7b:cb:a1: "
+     "warning: cmdline: ifname=ib-a:80:00:02:08:fe:80:00:00:00:00:00:00:f4:52:14:03:00:7b:cb:a1: "
      "dracut writes a rule for ATTR{type}==\"1\" (Ethernet) from a 20-byte address "
      "(modules.d/45net-lib/ifname-genrules.sh), which never renames an IPoIB interface: name "
      "it with rd.rdma.name=ib-a:<port GUID> (its last 8 bytes)",
-     "a rename that cannot happen is an error"},
+     "a rename that cannot happen is a warning"},
     {"modules.d/45net-lib/net-lib.sh: parse_ifname_opts (neither 7 nor 21 fields: die)",
      "ifname=ib-a:f4:52:14:03:00:7b:cb:a1", "die \"Invalid arguments for ifname=\"",
      "error: cmdline: ifname=ib-a:f4:52:14:03:00:7b:cb:a1: dracut stops the boot on this "
