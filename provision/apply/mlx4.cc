@@ -42,15 +42,6 @@ std::string retries_text(unsigned writes) {
   return "after " + std::to_string(n) + (n == 1 ? " retry" : " retries");
 }
 
-std::string join(const std::vector<std::string>& parts) {
-  std::string out;
-  for (const auto& p : parts) {
-    if (p.empty()) continue;
-    out += (out.empty() ? "" : "; ") + p;
-  }
-  return out;
-}
-
 // The link layer an mlx4_port value stands for, as the port's link_layer file says it.
 std::string link_layer_of(std::string_view shown) {
   const auto t = parse_mlx4_port_type(shown);
@@ -308,16 +299,17 @@ Outcome write_mlx4(ApplyContext& ctx, const Action& a, const Mlx4Write& w) {
   if (!wait_backoff(bound, attempt, kFirstRetry, kRetryCap)) {
     if (ctx.deadline.expired()) {
       Outcome o = Outcome::timed_out(last);
-      o.detail = join({retries_text(writes), "the run's deadline passed while retrying"});
+      o.detail = join({retries_text(writes), "the run's deadline passed while retrying"}, "; ");
       return o;
     }
     return Outcome::failed(
         last, join({w.hint(last.errnum), "gave up after " + std::to_string(ms_of(kSwitchBound)) +
                                              " ms and " + std::to_string(writes) +
-                                             (writes == 1 ? " write" : " writes")}));
+                                             (writes == 1 ? " write" : " writes")},
+                   "; "));
   }
   if (verdict) {
-    verdict->detail = join({verdict->detail, retries_text(writes)});
+    verdict->detail = join({verdict->detail, retries_text(writes)}, "; ");
     return *verdict;
   }
 
@@ -338,7 +330,7 @@ Outcome write_mlx4(ApplyContext& ctx, const Action& a, const Mlx4Write& w) {
     rereg = r.seen ? "card re-registered"
                    : "no re-registration seen within " + std::to_string(ms_of(r.waited)) + " ms";
   }
-  return Outcome::done(join({retries_text(writes), rereg}));
+  return Outcome::done(join({retries_text(writes), rereg}, "; "));
 }
 
 }  // namespace

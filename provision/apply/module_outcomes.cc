@@ -4,15 +4,10 @@
 #include <map>
 
 #include "provision/apply/module_jobs.h"
+#include "provision/base/strings.h"
 
 namespace rp::module_jobs {
 namespace {
-
-std::string join(const std::vector<std::string>& v, const std::string& sep) {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
-  return out;
-}
 
 std::string steps_text(const ModuleLoadReport& r) {
   std::vector<std::string> parts;

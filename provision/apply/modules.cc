@@ -17,12 +17,6 @@ namespace {
 
 Ms since(Clock::time_point t0) { return std::chrono::duration_cast<Ms>(Clock::now() - t0); }
 
-std::string join(const std::vector<std::string>& v, const std::string& sep) {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
-  return out;
-}
-
 std::string blacklisted_text(const ModuleResolution& r) {
   if (!r.alias) {
     return "module " + r.blacklisted.front() + " is blacklisted in modprobe.d; not loaded";

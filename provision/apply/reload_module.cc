@@ -9,15 +9,7 @@
 #include "provision/base/strings.h"
 
 namespace rp {
-namespace {
-
-std::string join(const std::vector<std::string>& v, const std::string& sep) {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
-  return out;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 Outcome reload_module(ApplyContext& ctx, const Action& a, const ModuleLoading& how) {
   if (auto skip = live_only(ctx, how.loader.dry_run)) return *skip;

@@ -160,4 +160,14 @@ std::string count_of(size_t n, std::string_view noun) {
   return std::to_string(n) + " " + std::string(noun) + (n == 1 ? "" : "s");
 }
 
+std::string join(const std::vector<std::string>& v, std::string_view sep) {
+  std::string out;
+  for (const auto& s : v) {
+    if (s.empty()) continue;
+    if (!out.empty()) out += sep;
+    out += s;
+  }
+  return out;
+}
+
 }  // namespace rp

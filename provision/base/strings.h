@@ -23,6 +23,8 @@ std::optional<uint64_t> parse_uint(std::string_view s);
 std::optional<uint64_t> parse_hex(std::string_view s);
 
 // "1 action", "2 actions": a count with its noun, singular for one.
+// The non-empty items of `v`, `sep` between them ("a", "", "b" with ", ": "a, b").
+std::string join(const std::vector<std::string>& v, std::string_view sep);
 std::string count_of(size_t n, std::string_view noun);
 
 std::string hex(uint64_t v, int width);  // zero-padded lower-case hex, no prefix

@@ -8,6 +8,14 @@
 namespace rp {
 namespace {
 
+// The one join (base/strings.h): empty items leave no separator behind.
+TEST(Strings, JoinSkipsEmptyItems) {
+  EXPECT_EQ(join({"a", "", "b"}, "; "), "a; b");
+  EXPECT_EQ(join({"", "a"}, ", "), "a");
+  EXPECT_EQ(join({}, ", "), "");
+  EXPECT_EQ(join({"x"}, ", "), "x");
+}
+
 TEST(PortGuid, AcceptsTheThreeSpellingsAdministratorsUse) {
   const uint64_t want = 0x0002c903003178f2ULL;
   EXPECT_EQ(PortGuid::parse("00:02:c9:03:00:31:78:f2")->value, want);
