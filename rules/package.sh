@@ -16,7 +16,7 @@
 #                                                     bash completion (asks the binary)
 #   /etc/rdma-provision/rdma-provision.conf           conffile: the example, every setting
 #                                                     commented out (it changes nothing)
-#   /usr/share/doc/rdma-provision/                    README, the example as shipped,
+#   /usr/share/doc/rdma-provision/                    README, docs/, the example as shipped,
 #                                                     copyright, changelog
 #
 # Default binary: bazel build --config=musl -c opt //provision:rdma-provision. Output:
@@ -85,6 +85,7 @@ install -d "$ROOT/etc/rdma-provision"
 chmod 0644 "$ROOT/etc/rdma-provision/rdma-provision.conf"
 install -D -m 0644 "$REPO/configs/rdma-provision.conf" "$DOC/examples/rdma-provision.conf"
 install -m 0644 "$REPO/README.md" "$DOC/README.md"
+for f in "$REPO"/docs/*.md; do install -D -m 0644 "$f" "$DOC/docs/$(basename "$f")"; done
 cat > "$DOC/copyright" << EOF
 Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
 Upstream-Name: rdma-provision
