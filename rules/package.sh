@@ -11,7 +11,8 @@
 #                                                     its peer check, once online
 #   /usr/lib/systemd/system/rdma-provision-listener.service
 #                                                     the peer-check listener (disabled)
-#   /usr/share/man/man8/rdma-provision.8.gz           the man page
+#   /usr/share/man/man8/rdma-provision.8.gz           the man pages (and man5's
+#     rdma-provision.conf.5.gz, man7's rdma-provision.cmdline.7.gz)
 #   /usr/share/bash-completion/completions/rdma-provision
 #                                                     bash completion (asks the binary)
 #   /etc/rdma-provision/rdma-provision.conf           conffile: the example, every setting
@@ -70,6 +71,9 @@ for unit in rdma-provision.service rdma-provision-verify.service rdma-provision-
 done
 install -d "$ROOT/usr/share/man/man8"
 gzip -9n < "$REPO/configs/rdma-provision.8" > "$ROOT/usr/share/man/man8/rdma-provision.8.gz"
+install -d "$ROOT/usr/share/man/man5" "$ROOT/usr/share/man/man7"
+gzip -9n < "$REPO/configs/rdma-provision.conf.5" > "$ROOT/usr/share/man/man5/rdma-provision.conf.5.gz"
+gzip -9n < "$REPO/configs/rdma-provision.cmdline.7" > "$ROOT/usr/share/man/man7/rdma-provision.cmdline.7.gz"
 install -D -m 0644 "$REPO/configs/rdma-provision.bash-completion" \
   "$ROOT/usr/share/bash-completion/completions/rdma-provision"
 # The conffile: the example with every setting commented out, so installing the package
@@ -198,6 +202,8 @@ cp -a $ROOT/. %{buildroot}/
 /usr/lib/systemd/system/rdma-provision-verify.service
 /usr/lib/systemd/system/rdma-provision-listener.service
 /usr/share/man/man8/rdma-provision.8.gz
+/usr/share/man/man5/rdma-provision.conf.5.gz
+/usr/share/man/man7/rdma-provision.cmdline.7.gz
 /usr/share/bash-completion/completions/rdma-provision
 %dir /etc/rdma-provision
 %config(noreplace) /etc/rdma-provision/rdma-provision.conf

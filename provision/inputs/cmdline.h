@@ -23,7 +23,7 @@ std::vector<CmdlineParam> split_cmdline(std::string_view text);
 
 // Reads /proc/cmdline text. Fills cfg from rd.rdma.* (and ib.pkey=) parameters; other
 // parameters are ignored. Errors/warnings go to diag; the source of each value is
-// "cmdline: <the whole token>". The grammar is in configs/rdma-provision.8.
+// "cmdline: <the whole token>". The grammar is in configs/rdma-provision.cmdline.7.
 void parse_cmdline(std::string_view text, Config& cfg, Diagnostics& diag);
 
 // Every parameter the reader knows (rd.rdma, rd.rdma.*, ib.pkey), from its table.

@@ -1,5 +1,5 @@
 // The native configuration file, /etc/rdma-provision/rdma-provision.conf: an INI-style
-// file (sections, key = value, # comments) documented in configs/rdma-provision.8 and the
+// file (sections, key = value, # comments) documented in configs/rdma-provision.conf.5 and the
 // commented example configs/rdma-provision.conf. Unknown sections and keys are errors: a
 // typo must not pass silently.
 #pragma once

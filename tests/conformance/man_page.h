@@ -14,9 +14,12 @@
 namespace rp {
 
 inline std::string man_page_text() {
-  std::ifstream f("configs/rdma-provision.8");
   std::stringstream ss;
-  ss << f.rdbuf();
+  for (const char* page : {"configs/rdma-provision.8", "configs/rdma-provision.cmdline.7",
+                           "configs/rdma-provision.conf.5"}) {
+    std::ifstream f(page);
+    ss << f.rdbuf() << "\n";
+  }
   std::string raw = ss.str(), out;
   for (size_t i = 0; i < raw.size(); ++i) {
     if (raw[i] == '\\' && i + 1 < raw.size()) {

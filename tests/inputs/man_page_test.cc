@@ -1,4 +1,4 @@
-// rdma-provision(8) documents every key the readers know, straight from their tables: each
+// The man pages document every key the readers know, straight from their tables: each
 // command-line parameter under KERNEL COMMAND LINE, each [section] of the native config
 // with its keys (and the fields of a [nodes] row) under CONFIGURATION FILE.
 #include <gtest/gtest.h>
@@ -16,11 +16,16 @@
 namespace rp {
 namespace {
 
+// The three pages together: rdma-provision(8), rdma-provision.cmdline(7) (KERNEL COMMAND
+// LINE) and rdma-provision.conf(5) (CONFIGURATION FILE).
 std::string man_page() {
-  std::ifstream f("configs/rdma-provision.8");
-  EXPECT_TRUE(f) << "configs/rdma-provision.8 not in runfiles";
   std::stringstream ss;
-  ss << f.rdbuf();
+  for (const char* page : {"configs/rdma-provision.8", "configs/rdma-provision.cmdline.7",
+                           "configs/rdma-provision.conf.5"}) {
+    std::ifstream f(page);
+    EXPECT_TRUE(f) << page << " not in runfiles";
+    ss << f.rdbuf() << "\n";
+  }
   return ss.str();
 }
 
