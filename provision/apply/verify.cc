@@ -1,12 +1,12 @@
-// rd.rdma.verify's actions: the RDMA data path tried for real (kernel/rdma_check.h). A
+// rd.rdma.verify's actions: the RDMA data path tried for real (verify/check.h). A
 // check changes nothing: it is "checked" (never "done", which counts changes) or failed,
 // and its detail is what an administrator would have read from ibv_rc_pingpong or rping:
 // the addressing used, the bytes written and checked, the round-trip latency.
 #include <cerrno>
 
 #include "provision/apply/context.h"
-#include "provision/kernel/rdma_check.h"
 #include "provision/kernel/rtnl.h"
+#include "provision/verify/check.h"
 
 namespace rp {
 namespace {

@@ -7,7 +7,7 @@
 #include "provision/base/strings.h"
 #include "provision/inputs/text.h"
 #include "provision/inputs/values.h"
-#include "provision/kernel/listen_policy.h"
+#include "provision/verify/listen_policy.h"
 
 namespace rp {
 

@@ -21,13 +21,13 @@
 #include "provision/inputs/load.h"
 #include "provision/inventory/inventory.h"
 #include "provision/kernel/files.h"
-#include "provision/kernel/listen_policy.h"
-#include "provision/kernel/rdma_check.h"
 #include "provision/kernel/rtnl.h"
 #include "provision/plan/node_table.h"
 #include "provision/plan/plan.h"
 #include "provision/report/handoff.h"
 #include "provision/report/metrics.h"
+#include "provision/verify/check.h"
+#include "provision/verify/listen_policy.h"
 
 namespace rp {
 namespace {

@@ -145,14 +145,14 @@ struct WaitItem {
 };
 
 // rd.rdma.verify: try the RDMA data path before the root is mounted (libibverbs,
-// librdmacm; kernel/rdma_check.h). ports: a loopback check on each port the configuration
+// librdmacm; verify/check.h). ports: a loopback check on each port the configuration
 // involves (in apply); peer: that and a connection to a peer's `verify --listen` once the
 // network is up (the address given, else the NFS server of root=/netroot=).
 struct VerifySetting {
   enum class Mode { kOff, kPorts, kPeer };
   Mode mode = Mode::kOff;
   std::optional<IpAddress> peer;  // kPeer; nullopt: the NFS server of root=
-  uint16_t port = 7472;           // kPeer: the listener's port (kernel/rdma_check.h kVerifyPort)
+  uint16_t port = 7472;           // kPeer: the listener's port (verify/check.h kVerifyPort)
   std::string str() const;        // "0", "ports", "peer", "peer:10.0.0.1:7472"
   std::string_view mode_name() const;  // "0", "ports", "peer"
 };

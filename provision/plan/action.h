@@ -141,7 +141,7 @@ struct VerifyPort {
   unsigned port = 1;
   std::optional<RoceMode> mode;  // the port's configured RoCE mode (RoCE ports)
   // Its interface has IPv6 off (NetDev::ipv6_off): RoCE v2 over an IPv4-mapped GID only
-  // (kernel/rdma_check.h choose_gid).
+  // (verify/check.h choose_gid).
   bool ipv4_only = false;
 };
 struct VerifyPeer {

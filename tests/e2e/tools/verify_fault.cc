@@ -17,7 +17,7 @@
 #include <cstring>
 #include <string>
 
-#include "provision/kernel/listen_policy.h"
+#include "provision/verify/listen_policy.h"
 
 namespace {
 

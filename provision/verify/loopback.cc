@@ -11,9 +11,9 @@
 
 #include "provision/base/drivers.h"
 #include "provision/base/root.h"
-#include "provision/kernel/rdma_check.h"
-#include "provision/kernel/rdma_check_internal.h"
 #include "provision/kernel/verbs.h"
+#include "provision/verify/check.h"
+#include "provision/verify/check_internal.h"
 
 namespace rp {
 

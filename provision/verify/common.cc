@@ -1,5 +1,5 @@
-// What the three checks share: the pure parts of rdma_check.h (GID choice, latency
-// summary) and the verbs and rdma_cm helpers of rdma_check_internal.h.
+// What the three checks share: the pure parts of check.h (GID choice, latency
+// summary) and the verbs and rdma_cm helpers of check_internal.h.
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <infiniband/verbs.h>
@@ -12,8 +12,8 @@
 #include <cstdio>
 #include <cstring>
 
-#include "provision/kernel/rdma_check.h"
-#include "provision/kernel/rdma_check_internal.h"
+#include "provision/verify/check.h"
+#include "provision/verify/check_internal.h"
 
 namespace rp {
 

@@ -14,7 +14,7 @@
 
 #include "provision/base/result.h"
 #include "provision/base/types.h"
-#include "provision/kernel/listen_policy.h"
+#include "provision/verify/listen_policy.h"
 
 namespace rp {
 

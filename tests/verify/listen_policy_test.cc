@@ -1,10 +1,10 @@
 // The listener's rules as values: --allow prefixes, the cap and its busy answer, which a
 // client must tell from a plain reject, the per-session deadline and the metrics text.
-#include "provision/kernel/listen_policy.h"
+#include "provision/verify/listen_policy.h"
 
 #include <gtest/gtest.h>
 
-#include "provision/kernel/rdma_check.h"
+#include "provision/verify/check.h"
 
 namespace rp {
 namespace {

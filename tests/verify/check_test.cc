@@ -1,7 +1,7 @@
 // What the verify checks decide without a device: which GID a RoCE loopback uses, how
 // round trips are summarised, how GIDs are shown. The data path itself runs in QEMU
 // (tests/e2e scenarios 16 and 17: Soft-RoCE on Debian's kernel).
-#include "provision/kernel/rdma_check.h"
+#include "provision/verify/check.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "provision/kernel/listen_policy.h"
+#include "provision/verify/listen_policy.h"
 
 #include <algorithm>
 #include <cstring>

@@ -9,8 +9,8 @@
 #include <cstring>
 #include <memory>
 
-#include "provision/kernel/rdma_check.h"
-#include "provision/kernel/rdma_check_internal.h"
+#include "provision/verify/check.h"
+#include "provision/verify/check_internal.h"
 
 namespace rp {
 

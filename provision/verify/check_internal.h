@@ -1,6 +1,6 @@
-// Inside the RDMA checks (rdma_loopback.cc, rdma_peer.cc, rdma_listen.cc): RAII owners of
+// Inside the RDMA checks (loopback.cc, peer.cc, listen.cc): RAII owners of
 // verbs objects, completion waits, and the wire format the peer check and the listener
-// share. Not for use outside provision/kernel's rdma_check target.
+// share. Not for use outside provision/verify:check.
 #pragma once
 
 #include <infiniband/verbs.h>

@@ -11,9 +11,9 @@
 #include <map>
 #include <memory>
 
-#include "provision/kernel/listen_policy.h"
-#include "provision/kernel/rdma_check.h"
-#include "provision/kernel/rdma_check_internal.h"
+#include "provision/verify/check.h"
+#include "provision/verify/check_internal.h"
+#include "provision/verify/listen_policy.h"
 
 namespace rp {
 
