@@ -14,7 +14,7 @@
 #include "provision/base/strings.h"
 #include "provision/base/tar.h"
 #include "provision/cli/commands.h"
-#include "provision/plan/node_table.h"
+#include "provision/resolve/node_table.h"
 #include "provision/version.h"
 
 namespace rp {
@@ -143,7 +143,7 @@ int cmd_capture(const Options& o) {
   Root::record_reads(&log);
   Inventory inv = discover(root, Detail::kFull);
   Inputs in = load_inputs(root, o.inputs);
-  resolve_node_table(inv, in.config);
+  in.config = resolve_node_table(inv, in.config);
   Root::record_reads(nullptr);
 
   Bundle b(root);

@@ -8,7 +8,8 @@
 #include "provision/inputs/text.h"
 #include "provision/kernel/dcbnl.h"
 #include "provision/kernel/verbs.h"
-#include "provision/plan/node_table.h"
+#include "provision/resolve/concerns.h"
+#include "provision/resolve/node_table.h"
 #include "provision/version.h"
 
 namespace rp {
@@ -293,13 +294,10 @@ std::optional<Prepared> prepare(const Options& o, std::string_view command, bool
   if (!root_usable(root, o, command)) return std::nullopt;
   Inventory inv = discover ? rp::discover(root, Detail::kPlan) : Inventory{};
   Inputs in = load_inputs(root, o.inputs);
-  if (discover) resolve_node_table(inv, in.config);
+  if (discover) in.config = resolve_node_table(inv, in.config);
   // DCB is read over netlink, for the interfaces the configuration sets only.
-  if (discover && root.is_live() && !in.config.dcb.empty()) {
-    std::vector<std::string> names;
-    for (const auto& [name, s] : in.config.dcb) names.push_back(name);
-    discover_dcb(inv, kernel_dcb(), names);
-  }
+  if (discover && root.is_live() && !in.config.dcb.empty())
+    discover_dcb(inv, kernel_dcb(), dcb_interfaces(in.config));
   return Prepared{std::move(root), std::move(inv), std::move(in)};
 }
 

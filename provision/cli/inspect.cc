@@ -12,6 +12,7 @@
 #include "provision/plan/plan.h"
 #include "provision/report/effective.h"
 #include "provision/report/status.h"
+#include "provision/resolve/concerns.h"
 
 namespace rp {
 
@@ -20,14 +21,7 @@ int cmd_status(const Options& o) {
   if (!root_usable(root, o, "status")) return kExitUsage;
   Inventory inv = discover(root, Detail::kFull);
   // The DCB of the interfaces under RoCE ports (trust, PFC, the RoCE ToS's priority).
-  if (root.is_live()) {
-    std::vector<std::string> roce;
-    for (const auto& d : inv.rdma)
-      for (const auto& p : d.ports)
-        if (p.link_layer == LinkLayer::kEthernet && !d.iwarp() && !p.netdev.empty())
-          roce.push_back(p.netdev);
-    discover_dcb(inv, kernel_dcb(), roce);
-  }
+  if (root.is_live()) discover_dcb(inv, kernel_dcb(), roce_interfaces(inv));
   print(o.json ? status_json(inv) : status_text(inv));
   return kExitOk;
 }

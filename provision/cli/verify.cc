@@ -22,7 +22,7 @@
 #include "provision/inventory/inventory.h"
 #include "provision/kernel/files.h"
 #include "provision/kernel/rtnl.h"
-#include "provision/plan/node_table.h"
+#include "provision/resolve/node_table.h"
 #include "provision/plan/plan.h"
 #include "provision/report/handoff.h"
 #include "provision/report/metrics.h"

@@ -278,7 +278,7 @@ struct Config {
   const NodeEntry* node_entry(const HwKey& k) const;
   // The name a node-table row gives its interface, or "": none when an explicit name
   // (files or command line) names that interface otherwise, or gives the row's name to
-  // another interface. The one answer for the plan (plan/node_table.cc) and udev-name
+  // another interface. The one answer for the plan (resolve/node_table.cc) and udev-name
   // (report/handoff.cc).
   std::string row_name(const NodeEntry& e) const;
 };

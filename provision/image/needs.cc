@@ -5,7 +5,7 @@
 #include "provision/base/drivers.h"
 #include "provision/base/modprobe.h"
 #include "provision/base/strings.h"
-#include "provision/plan/module_needs.h"
+#include "provision/resolve/module_needs.h"
 
 namespace rp {
 namespace {

@@ -33,7 +33,7 @@ struct Inputs {
 // config, in the byte order of their names (as systemd and libkmod order conf.d files).
 std::string nodes_d_dir(const std::string& config_path);
 
-// The inputs alone; the per-node table stays a table here (plan/node_table.h resolves it
+// The inputs alone; the per-node table stays a table here (resolve/node_table.h resolves it
 // against the machine, between loading and planning).
 Inputs load_inputs(const Root& root, const InputOptions& opt);
 

@@ -69,7 +69,7 @@ void enrich_netdevs(const Root& root, Inventory& inv) {
     // The port index minus one on a device with several ports (net/core/net-sysfs.c
     // dev_port_show; mlx4/en_netdev.c mlx4_en_init_netdev sets dev->dev_port = port - 1
     // on the one PCI function both ports share): what a name by pci-<bdf>/<port> matches
-    // (plan/name_key.cc). Read for interfaces on a PCI function only.
+    // (resolve/name_key.cc). Read for interfaces on a PCI function only.
     std::optional<unsigned> dev_port;
     if (n.pci) dev_port = read_uint(dir, "dev_port");
     n.dev_port = dev_port.value_or(0);

@@ -13,7 +13,7 @@
 
 #include "provision/config/config.h"
 #include "provision/inventory/inventory.h"
-#include "provision/plan/module_needs.h"
+#include "provision/resolve/module_needs.h"
 #include "provision/plan/plan.h"
 
 namespace rp {

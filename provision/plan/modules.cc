@@ -1,4 +1,4 @@
-// Modules: what module_needs() says this machine needs (plan/module_needs.h), minus what
+// Modules: what module_needs() says this machine needs (resolve/module_needs.h), minus what
 // is loaded, blacklisted or deferred to the real root, and mlx4_en's PFC masks. libkmod
 // adds the dependencies at apply time.
 #include <map>

@@ -7,7 +7,7 @@
 #include "provision/base/drivers.h"
 #include "provision/base/strings.h"
 #include "provision/plan/builder.h"
-#include "provision/plan/name_key.h"
+#include "provision/resolve/name_key.h"
 #include "provision/plan/rdma_select.h"
 #include "provision/plan/rename_solver.h"
 

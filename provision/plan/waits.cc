@@ -4,7 +4,7 @@
 
 #include "provision/base/strings.h"
 #include "provision/plan/builder.h"
-#include "provision/plan/name_key.h"
+#include "provision/resolve/name_key.h"
 #include "provision/plan/rdma_select.h"
 
 namespace rp {

@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "provision/inputs/load.h"
-#include "provision/plan/node_table.h"
+#include "provision/resolve/node_table.h"
 #include "provision/plan/plan.h"
 
 namespace {
@@ -192,7 +192,7 @@ size_t run_once(const std::string& root_dir, size_t* actions) {
   rp::InputOptions opt;
   opt.cmdline_text = "rd.rdma.wait=all";
   rp::Inputs in = rp::load_inputs(root, opt);
-  rp::resolve_node_table(inv, in.config);
+  in.config = rp::resolve_node_table(inv, in.config);
   if (!in.diag.ok()) {
     std::fprintf(stderr, "input error: %s\n", in.diag.errors[0].str().c_str());
     std::exit(1);

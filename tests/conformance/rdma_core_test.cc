@@ -11,7 +11,7 @@
 #include "provision/base/strings.h"
 #include "provision/inputs/rdma_core_files.h"
 #include "provision/inventory/inventory.h"
-#include "provision/plan/module_needs.h"
+#include "provision/resolve/module_needs.h"
 #include "provision/plan/rdma_select.h"
 #include "tests/conformance/man_page.h"
 #include "tests/support/fixture.h"
@@ -225,7 +225,7 @@ TEST(RdmaCoreConformance, RdmaRenameNames) {
 
 // kernel-boot/rdma-description.rules: which of rdma-core's module lists a device's
 // technology loads (ID_RDMA_INFINIBAND, _ROCE, _IWARP, _OPA by the PCI driver, DRIVERS==;
-// rxe by its device path), against the technologies the program sees (plan/module_needs.h
+// rxe by its device path), against the technologies the program sees (resolve/module_needs.h
 // Machine: by each port's link layer and the device's node type).
 std::string technologies(const std::string& description) {
   const Machine m = machine_of(Config{}, machine(description));

@@ -10,7 +10,7 @@
 #include "provision/apply/apply.h"
 #include "provision/apply/modules.h"
 #include "provision/inputs/load.h"
-#include "provision/plan/node_table.h"
+#include "provision/resolve/node_table.h"
 #include "provision/report/handoff.h"
 #include "tests/modules/fake_rdma_tree.h"
 #include "tests/modules/scripted_inserter.h"
@@ -34,7 +34,7 @@ struct TreeRun {
     InputOptions opt;
     opt.cmdline_text = cmdline;
     Inputs in = load_inputs(root, opt);
-    resolve_node_table(inv, in.config);
+    in.config = resolve_node_table(inv, in.config);
     EXPECT_TRUE(in.diag.ok()) << (in.diag.errors.empty() ? "" : in.diag.errors[0].str());
     plan = make_plan(in.config, inv);
     EXPECT_TRUE(plan.diag.ok());

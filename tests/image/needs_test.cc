@@ -273,7 +273,7 @@ TEST(ImageNeeds, NodesDFilesGoBesideTheConfigInTheImage) {
                 "file /etc/rdma-provision/nodes.d/rack1.conf  # node table (nodes.d)\n");
 }
 
-// One answer (plan/module_needs.h): on every fixture, with settings of every kind, each
+// One answer (resolve/module_needs.h): on every fixture, with settings of every kind, each
 // module the plan loads on the host is one a host-only image of that host carries.
 TEST(ImageNeeds, EveryModuleThePlanLoadsIsInTheHostOnlyImage) {
   const std::string conf =

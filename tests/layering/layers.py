@@ -18,8 +18,8 @@ import sys
 import tempfile
 
 # Lowest first. A folder may include its own and any folder before it.
-LAYERS = ["base", "kernel", "verify", "config", "inputs", "inventory", "plan", "apply",
-          "image", "report", "cli"]
+LAYERS = ["base", "kernel", "verify", "config", "inputs", "inventory", "resolve", "plan",
+          "apply", "image", "report", "cli"]
 MAX_LINES = 450
 INCLUDE = re.compile(r'^\s*#\s*include\s+"(provision/[^"]+)"', re.M)
 

@@ -8,7 +8,7 @@
 
 #include "provision/inputs/load.h"
 #include "provision/inventory/inventory.h"
-#include "provision/plan/node_table.h"
+#include "provision/resolve/node_table.h"
 #include "provision/plan/plan.h"
 #include "provision/plan/rdma_select.h"
 #include "provision/report/handoff.h"
@@ -35,7 +35,7 @@ Planned plan_on(const std::string& fixture, const std::string& cmdline,
   InputOptions opt;
   opt.cmdline_text = cmdline;
   Inputs in = load_inputs(root, opt);
-  resolve_node_table(inv, in.config);
+  in.config = resolve_node_table(inv, in.config);
   Planned p;
   for (const auto& e : in.diag.errors) p.errors.push_back(e.str());
   p.plan = make_plan(in.config, inv);

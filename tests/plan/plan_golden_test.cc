@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "provision/inputs/load.h"
-#include "provision/plan/node_table.h"
+#include "provision/resolve/node_table.h"
 #include "provision/plan/plan.h"
 #include "tests/plan/cases.h"
 #include "tests/support/fixture.h"
@@ -46,7 +46,7 @@ TEST_P(PlanGolden, MatchesTheRecordedActionList) {
     std::ofstream(dir + "/rdma-provision.conf") << c.config;
   }
   Inputs in = load_inputs(root, opt);
-  resolve_node_table(inv, in.config);
+  in.config = resolve_node_table(inv, in.config);
   std::string text, json;
   for (const auto& e : in.diag.errors) text += "input error: " + e.str() + "\n";
   for (const auto& w : in.diag.warnings) text += "input warning: " + w.str() + "\n";

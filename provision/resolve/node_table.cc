@@ -1,7 +1,7 @@
-#include "provision/plan/node_table.h"
+#include "provision/resolve/node_table.h"
 
 #include "provision/base/strings.h"
-#include "provision/plan/name_key.h"
+#include "provision/resolve/name_key.h"
 
 namespace rp {
 namespace {
@@ -27,8 +27,8 @@ const NodeEntry* row_near(const Config& cfg, const HwKey& k) {
 
 }  // namespace
 
-void resolve_node_table(const Inventory& inv, Config& cfg) {
-  if (cfg.nodes_by_guid.empty() && cfg.nodes_by_mac.empty()) return;
+Config resolve_node_table(const Inventory& inv, Config cfg) {
+  if (cfg.nodes_by_guid.empty() && cfg.nodes_by_mac.empty()) return cfg;
   bool matched = false;
   std::string keys;                 // this node's, for the warning when no row is its
   const NodeEntry* near = nullptr;  // a row one or two digits off one of them
@@ -96,6 +96,7 @@ void resolve_node_table(const Inventory& inv, Config& cfg) {
         (near ? " (did you mean the row " + near->key.str() + " at " + near->source.str() + "?)"
               : "");
   }
+  return cfg;
 }
 
 }  // namespace rp

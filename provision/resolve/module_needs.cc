@@ -1,4 +1,4 @@
-#include "provision/plan/module_needs.h"
+#include "provision/resolve/module_needs.h"
 
 #include <algorithm>
 

@@ -1,5 +1,5 @@
 // The per-node table resolved against the machine: a row gives what nothing explicit gives.
-#include "provision/plan/node_table.h"
+#include "provision/resolve/node_table.h"
 
 #include <gtest/gtest.h>
 
@@ -34,7 +34,7 @@ TEST(NodeTable, AnEthernetRowGivesANameAndAnAddressButNoIpoibSettings) {
   Config cfg;
   const NodeEntry e = row("52:54:00:77:00:02", "fabric0");
   cfg.nodes_by_mac[e.key.value] = e;
-  resolve_node_table(one_nic("eth0", "52:54:00:77:00:02"), cfg);
+  cfg = resolve_node_table(one_nic("eth0", "52:54:00:77:00:02"), cfg);
   ASSERT_EQ(cfg.names.count("fabric0"), 1u);
   EXPECT_EQ(cfg.names.at("fabric0").source.str(), e.source + " (node table)");
   EXPECT_EQ(cfg.addresses.at("fabric0").size(), 1u);
@@ -47,7 +47,7 @@ TEST(NodeTable, AnExplicitNameWinsOverTheRow) {
   cfg.nodes_by_mac[e.key.value] = e;
   // The command line gives fabric0 to another interface: the row's name is not taken from it.
   cfg.names["fabric0"] = {*HwKey::parse("52:54:00:77:00:09"), src("cmdline: rd.rdma.name=...")};
-  resolve_node_table(one_nic("eth0", "52:54:00:77:00:02"), cfg);
+  cfg = resolve_node_table(one_nic("eth0", "52:54:00:77:00:02"), cfg);
   EXPECT_EQ(cfg.names.at("fabric0").value.str(), "52:54:00:77:00:09");
   EXPECT_EQ(cfg.names.size(), 1u);
   // The row's address goes to the interface by the name it has.
@@ -58,7 +58,7 @@ TEST(NodeTable, NoRowForThisNodeChangesNothing) {
   Config cfg;
   const NodeEntry e = row("52:54:00:77:00:07", "fabric0");
   cfg.nodes_by_mac[e.key.value] = e;
-  resolve_node_table(one_nic("eth0", "52:54:00:77:00:02"), cfg);
+  cfg = resolve_node_table(one_nic("eth0", "52:54:00:77:00:02"), cfg);
   EXPECT_TRUE(cfg.names.empty());
   EXPECT_TRUE(cfg.addresses.empty());
   // ... and says so, once, as a warning against the table's file, naming the row that is
@@ -75,7 +75,7 @@ TEST(NodeTable, NoRowForThisNodeChangesNothing) {
   Config far;
   const NodeEntry other = row("52:54:00:aa:bb:cc", "fabric0");
   far.nodes_by_mac[other.key.value] = other;
-  resolve_node_table(one_nic("eth0", "52:54:00:77:00:02"), far);
+  far = resolve_node_table(one_nic("eth0", "52:54:00:77:00:02"), far);
   EXPECT_EQ(far.node_table_unmatched.find("did you mean"), std::string::npos);
   // Two rows as near (a cluster's MACs in sequence, and a stranger): no guess either.
   Config two;
@@ -83,12 +83,12 @@ TEST(NodeTable, NoRowForThisNodeChangesNothing) {
     const NodeEntry r = row(mac, "fabric0");
     two.nodes_by_mac[r.key.value] = r;
   }
-  resolve_node_table(one_nic("eth0", "52:54:00:77:00:02"), two);
+  two = resolve_node_table(one_nic("eth0", "52:54:00:77:00:02"), two);
   EXPECT_NE(two.node_table_unmatched, "");
   EXPECT_EQ(two.node_table_unmatched.find("did you mean"), std::string::npos);
   Config matched;
   matched.nodes_by_mac[e.key.value] = e;
-  resolve_node_table(one_nic("eth1", "52:54:00:77:00:07"), matched);
+  matched = resolve_node_table(one_nic("eth1", "52:54:00:77:00:07"), matched);
   EXPECT_EQ(matched.node_table_unmatched, "");
 }
 
@@ -97,7 +97,7 @@ TEST(NodeTable, ARowsSoftRoceDeviceGoesOnItsInterfaceByItsNewName) {
   NodeEntry e = row("52:54:00:77:00:03", "nodeb0");
   e.soft = SoftLink{SoftKind::kRxe, "rxe0", e.source};
   cfg.nodes_by_mac[e.key.value] = e;
-  resolve_node_table(one_nic("eth0", "52:54:00:77:00:03"), cfg);
+  cfg = resolve_node_table(one_nic("eth0", "52:54:00:77:00:03"), cfg);
   ASSERT_EQ(cfg.soft_links.count("nodeb0"), 1u);
   EXPECT_EQ(cfg.soft_links.at("nodeb0").name, "rxe0");
   EXPECT_EQ(cfg.soft_links.at("nodeb0").kind, SoftKind::kRxe);
@@ -107,7 +107,7 @@ TEST(NodeTable, ARowsSoftRoceDeviceGoesOnItsInterfaceByItsNewName) {
   cfg2.nodes_by_mac[e.key.value] = e;
   cfg2.soft_links["nodeb0"] =
       SoftLink{SoftKind::kSiw, "siw9", src("cmdline: rd.rdma.siw=nodeb0:siw9")};
-  resolve_node_table(one_nic("eth0", "52:54:00:77:00:03"), cfg2);
+  cfg2 = resolve_node_table(one_nic("eth0", "52:54:00:77:00:03"), cfg2);
   EXPECT_EQ(cfg2.soft_links.at("nodeb0").name, "siw9");
 }
 

@@ -1,4 +1,4 @@
-#include "provision/plan/name_key.h"
+#include "provision/resolve/name_key.h"
 
 #include "provision/base/drivers.h"
 

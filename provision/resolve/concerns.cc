@@ -1,0 +1,20 @@
+#include "provision/resolve/concerns.h"
+
+namespace rp {
+
+std::vector<std::string> dcb_interfaces(const Config& cfg) {
+  std::vector<std::string> out;
+  for (const auto& [name, s] : cfg.dcb) out.push_back(name);
+  return out;
+}
+
+std::vector<std::string> roce_interfaces(const Inventory& inv) {
+  std::vector<std::string> out;
+  for (const auto& d : inv.rdma)
+    for (const auto& p : d.ports)
+      if (p.link_layer == LinkLayer::kEthernet && !d.iwarp() && !p.netdev.empty())
+        out.push_back(p.netdev);
+  return out;
+}
+
+}  // namespace rp
