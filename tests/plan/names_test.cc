@@ -8,10 +8,10 @@
 
 #include "provision/inputs/load.h"
 #include "provision/inventory/inventory.h"
-#include "provision/resolve/node_table.h"
 #include "provision/plan/plan.h"
 #include "provision/plan/rdma_select.h"
 #include "provision/report/handoff.h"
+#include "provision/resolve/node_table.h"
 #include "tests/support/fixture.h"
 
 namespace rp {

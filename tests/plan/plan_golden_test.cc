@@ -8,8 +8,8 @@
 #include <sstream>
 
 #include "provision/inputs/load.h"
-#include "provision/resolve/node_table.h"
 #include "provision/plan/plan.h"
+#include "provision/resolve/node_table.h"
 #include "tests/plan/cases.h"
 #include "tests/support/fixture.h"
 
