@@ -17,6 +17,10 @@ events_dir=$(mktemp -d "${TMPDIR:-/tmp}/rdma-provision-tests.XXXXXX")
 trap 'rm -rf "$events_dir"' EXIT
 
 total_pass=0 total_fail=0 total_skip=0
+# Each phase's time (the time since the previous phase ended), printed with its tally and
+# again at the end, so that CI's budget is visible phase by phase.
+phase_mark=$SECONDS
+phase_times="$(printf '  %-22s %4d min %02d s' bootstrap $((SECONDS / 60)) $((SECONDS % 60)))"$'\n'
 # add_counts <what> <line>: adds "P F S" (or "P passed, F failed[, S skipped]"); anything
 # else is one failure, so a broken step can never look green.
 add_counts() {
@@ -31,7 +35,10 @@ add_counts() {
     return
   fi
   total_pass=$((total_pass + p)) total_fail=$((total_fail + f)) total_skip=$((total_skip + k))
-  echo "--- $what: $p passed, $f failed, $k skipped"
+  local took=$((SECONDS - phase_mark))
+  phase_mark=$SECONDS
+  phase_times+="$(printf '  %-22s %4d min %02d s' "$what" $((took / 60)) $((took % 60)))"$'\n'
+  echo "--- $what: $p passed, $f failed, $k skipped ($((took / 60)) min $((took % 60)) s)"
 }
 
 # bazel_tests <name> <targets> <bazel test arguments...>: runs them with a fresh build event
@@ -147,5 +154,7 @@ if [[ $scen612 != none && $scen != none ]]; then
   add_counts "end-to-end (6.12)" "$(echo "$e2e612" | grep -E '^[0-9]+ passed, [0-9]+ failed$' | tail -n 1)"
 fi
 
+echo "=== time per phase (total $((SECONDS / 60)) min $((SECONDS % 60)) s)"
+printf '%s' "$phase_times"
 echo "${total_pass} passed, ${total_fail} failed, ${total_skip} skipped"
 [[ $total_fail -eq 0 ]]
