@@ -330,4 +330,19 @@ std::string DcbState::pfc_text() const {
   return out.empty() ? "none" : out;
 }
 
+std::optional<RoceMode> parse_roce_mode(std::string_view s) {
+  if (s == "v1") return RoceMode::kV1;
+  if (s == "v2") return RoceMode::kV2;
+  return std::nullopt;
+}
+
+std::string_view to_string(RoceMode m) { return m == RoceMode::kV1 ? "v1" : "v2"; }
+
+std::string_view configfs_value(RoceMode m) {
+  return m == RoceMode::kV1 ? "IB/RoCE v1" : "RoCE v2";
+}
+
+std::string_view to_string(SoftKind k) { return k == SoftKind::kRxe ? "rxe" : "siw"; }
+std::string_view module_of(SoftKind k) { return k == SoftKind::kRxe ? "rdma_rxe" : "siw"; }
+
 }  // namespace rp

@@ -166,4 +166,16 @@ constexpr int kArphrdInfiniband = 32;
 constexpr int kArphrdLoopback = 772;
 std::string arphrd_name(int type);
 
+// RoCE's two modes, as rdma_cm's configfs names them (cma_configfs.c default_roce_mode:
+// ib_cache_gid_type_str) and as our inputs write them.
+enum class RoceMode { kV1, kV2 };
+std::optional<RoceMode> parse_roce_mode(std::string_view s);  // "v1" | "v2"
+std::string_view to_string(RoceMode m);                       // "v1" | "v2"
+std::string_view configfs_value(RoceMode m);                  // "IB/RoCE v1" | "RoCE v2"
+
+// The two soft RDMA devices the kernel makes on an interface (`rdma link add`).
+enum class SoftKind { kRxe, kSiw };
+std::string_view to_string(SoftKind k);  // "rxe" | "siw"
+std::string_view module_of(SoftKind k);  // "rdma_rxe" | "siw"
+
 }  // namespace rp

@@ -8,21 +8,6 @@
 
 namespace rp {
 
-std::optional<RoceMode> parse_roce_mode(std::string_view s) {
-  if (s == "v1") return RoceMode::kV1;
-  if (s == "v2") return RoceMode::kV2;
-  return std::nullopt;
-}
-
-std::string_view to_string(RoceMode m) { return m == RoceMode::kV1 ? "v1" : "v2"; }
-
-std::string_view configfs_value(RoceMode m) {
-  return m == RoceMode::kV1 ? "IB/RoCE v1" : "RoCE v2";
-}
-
-std::string_view to_string(SoftKind k) { return k == SoftKind::kRxe ? "rxe" : "siw"; }
-std::string_view module_of(SoftKind k) { return k == SoftKind::kRxe ? "rdma_rxe" : "siw"; }
-
 std::string PkeyChild::child_name() const {
   return name.empty() ? parent + "." + hex(full_pkey(), 4) : name;
 }

@@ -25,15 +25,6 @@ struct Sourced {
   Source source;
 };
 
-enum class RoceMode { kV1, kV2 };
-std::optional<RoceMode> parse_roce_mode(std::string_view s);  // "v1" | "v2"
-std::string_view to_string(RoceMode m);                       // "v1" | "v2"
-std::string_view configfs_value(RoceMode m);                  // "IB/RoCE v1" | "RoCE v2"
-
-enum class SoftKind { kRxe, kSiw };
-std::string_view to_string(SoftKind k);  // "rxe" | "siw"
-std::string_view module_of(SoftKind k);  // "rdma_rxe" | "siw"
-
 // What a persistent name matches on: an IPoIB port GUID or an Ethernet MAC (one node's
 // hardware), or, the same on every node of a uniform fleet, a PCI function with the port
 // under it ("pci-0000:af:00.0", "pci-0000:81:00.0/2") or an RDMA device's port
@@ -151,9 +142,9 @@ struct WaitItem {
 struct VerifySetting {
   enum class Mode { kOff, kPorts, kPeer };
   Mode mode = Mode::kOff;
-  std::optional<IpAddress> peer;  // kPeer; nullopt: the NFS server of root=
-  uint16_t port = 7472;           // kPeer: the listener's port (verify/check.h kVerifyPort)
-  std::string str() const;        // "0", "ports", "peer", "peer:10.0.0.1:7472"
+  std::optional<IpAddress> peer;       // kPeer; nullopt: the NFS server of root=
+  uint16_t port = 7472;                // kPeer: the listener's port (verify/check.h kVerifyPort)
+  std::string str() const;             // "0", "ports", "peer", "peer:10.0.0.1:7472"
   std::string_view mode_name() const;  // "0", "ports", "peer"
 };
 
