@@ -236,4 +236,12 @@ void Diagnostics::warn(std::string where, std::string what) {
   warnings.push_back(make_error(std::move(where), std::move(what)));
 }
 
+std::vector<const Config::NvmfTarget*> Config::nvmf_rdma() const {
+  std::vector<const NvmfTarget*> out;
+  if (nonvmf) return out;
+  for (const auto& t : nvmf)
+    if (t.transport == "rdma") out.push_back(&t);
+  return out;
+}
+
 }  // namespace rp

@@ -254,6 +254,23 @@ struct Config {
   // rd.rdma.verify=peer takes DHCP's at boot (inputs/dhcp_root.h); a name it cannot know.
   std::optional<Sourced<std::string>> nfs_server_unknown;
 
+  // dracut's NVMe over Fabrics parameters (modules.d/95nvmf parse-nvmf-boot-connections.sh
+  // parse_nvmf_discover): each rd.nvmf.discover= it accepts, in order; the host's NQN and
+  // ID when given; rd.nonvmf, which makes dracut ignore them all.
+  struct NvmfTarget {
+    std::string transport;         // "rdma", "tcp", "fc"
+    std::string traddr;            // as written (dracut strips nothing)
+    std::string host_traddr;       // "none" when not given
+    std::string trsvcid;           // "4420" when not given (fc: none)
+    std::optional<uint16_t> port;  // trsvcid as a TCP/RDMA-CM port, when it is one
+    Source source;
+  };
+  std::vector<NvmfTarget> nvmf;
+  std::optional<Sourced<std::string>> nvmf_hostnqn, nvmf_hostid;
+  std::optional<Source> nonvmf;
+  // The targets dracut would connect over RDMA (none under rd.nonvmf).
+  std::vector<const NvmfTarget*> nvmf_rdma() const;
+
   // rd.rdma.wait, in input order.
   std::vector<Sourced<WaitItem>> wait;
   // The waits that count: those after the last "none" ("none" cancels earlier waits).

@@ -239,6 +239,15 @@ constexpr Known kKnown[] = {
     {"bridge", "<dracut's bridge= forms>", read_dracut_virtual, true},
     {"vlan", "<dracut's vlan= forms>", read_dracut_virtual, true},
     {"rd.neednet", "<boolean>", read_neednet, true},
+    {"rd.nvmf.discover", "<transport>,<traddr>[,<host_traddr>[,<trsvcid>]]", read_nvmf_discover,
+     false},
+    {"nvmf.discover", "<transport>,<traddr>[,<host_traddr>[,<trsvcid>]]", read_nvmf_discover,
+     false},
+    {"rd.nvmf.hostnqn", "<NQN>", read_nvmf_hostnqn, true},
+    {"nvmf.hostnqn", "<NQN>", read_nvmf_hostnqn, true},
+    {"rd.nvmf.hostid", "<UUID>", read_nvmf_hostid, true},
+    {"nvmf.hostid", "<UUID>", read_nvmf_hostid, true},
+    {"rd.nonvmf", "<boolean>", read_nonvmf, true},
 };
 
 // Our rd.rdma keys: the ones a near miss is compared with.

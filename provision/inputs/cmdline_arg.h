@@ -46,6 +46,13 @@ void read_neednet(const Arg& a);
 void read_dracut_ifname(const Arg& a);
 void read_dracut_virtual(const Arg& a);
 
+// dracut's NVMe over Fabrics parameters (cmdline_nvmf.cc): rd.nvmf.discover= (and
+// nvmf.discover=), rd.nvmf.hostnqn=, rd.nvmf.hostid=, rd.nonvmf.
+void read_nvmf_discover(const Arg& a);
+void read_nvmf_hostnqn(const Arg& a);
+void read_nvmf_hostid(const Arg& a);
+void read_nonvmf(const Arg& a);
+
 // NetworkManager's ib.pkey= (cmdline_dracut.cc), and the partition it asked for that the
 // kernel makes the same child of as `pkey` on `parent` (0x8000 ORed in), or nullptr.
 void read_nm_pkey(const Arg& a);

@@ -162,6 +162,14 @@ class Needs {
       add(ModuleNeed::Kind::kSetting, "rdma_ucm", cfg_.verify.source);
   }
 
+  // A root on NVMe over Fabrics through RDMA (dracut's rd.nvmf.discover=rdma,...): the
+  // nvme_rdma host (drivers/nvme/host/rdma.c; modules.dep brings nvme_fabrics, nvme_core
+  // and rdma_cm). dracut 059's 95nvmf carries nvme_tcp and nvme_fc but not nvme_rdma, and
+  // loads none for rdma (module-setup.sh installkernel, parse-nvmf-boot-connections.sh).
+  void nvmf() {
+    for (const auto* t : cfg_.nvmf_rdma()) add(ModuleNeed::Kind::kSetting, "nvme_rdma", t->source);
+  }
+
   // rxe asks the crypto API for "crc32" (rxe_icrc.c) and declares no softdep: the kernel
   // requests an implementation itself, which must be in the image.
   void on_request() {
@@ -321,6 +329,7 @@ ModuleNeeds module_needs(const Config& cfg, const Machine& m) {
   n.ipoib();
   n.roce_and_soft();
   n.verify();
+  n.nvmf();
   n.on_request();
   return n.take();
 }

@@ -29,6 +29,10 @@ std::string summary(const std::string& text) {
   for (const auto& i : c.boot_ifaces) add("iface " + i.value);
   if (c.nfs_server) add("nfs " + c.nfs_server->value.str());
   for (const auto& [name, key] : c.dracut_ifnames) add("ifname " + name + "=" + key.value.str());
+  for (const auto& t : c.nvmf)
+    add("nvmf " + t.transport + " " + t.traddr + " " + t.host_traddr + " " + t.trsvcid);
+  if (c.nonvmf) add("nonvmf");
+  if (c.nvmf_hostnqn) add("hostnqn " + c.nvmf_hostnqn->value);
   for (const auto& w : d.warnings) add("warning: " + w.str());
   for (const auto& e : d.errors) add("error: " + e.str());
   return out;
@@ -124,6 +128,54 @@ const Row kNetwork[] = {
      "error: cmdline: ifname=ib-a:f4:52:14:03:00:7b:cb:a1: dracut stops the boot on this "
      "(\"Invalid arguments for ifname=\", net-lib.sh parse_ifname_opts takes <name> and a 6- "
      "or 20-byte address); it is of the form <name>:<mac>"},
+    // modules.d/95nvmf/parse-nvmf-boot-connections.sh (dracut 059, dracut-ng 106):
+    // parse_nvmf_discover (IFS=, ; 2 to 4 fields; defaults none and 4420), the lines after.
+    {"95nvmf parse_nvmf_discover: <transport>,<traddr> (defaults)",
+     "rd.nvmf.discover=rdma,10.0.0.1",
+     "--transport=rdma --traddr=10.0.0.1 --host-traddr=none --trsvcid=4420 in discovery.conf",
+     "network; nvmf rdma 10.0.0.1 none 4420"},
+    {"95nvmf parse_nvmf_discover: every field", "rd.nvmf.discover=rdma,10.0.0.1,10.0.0.2,4421",
+     "host-traddr 10.0.0.2, trsvcid 4421", "network; nvmf rdma 10.0.0.1 10.0.0.2 4421"},
+    {"95nvmf parse_nvmf_discover: an empty field keeps its default",
+     "rd.nvmf.discover=tcp,10.0.0.1,,", "host-traddr none, trsvcid 4420",
+     "network; nvmf tcp 10.0.0.1 none 4420"},
+    {"95nvmf parse_nvmf_discover: brackets are not stripped", "rd.nvmf.discover=rdma,[fd00::1]",
+     "--traddr=[fd00::1]", "network; nvmf rdma [fd00::1] none 4420"},
+    {"95nvmf: the old spelling (getargs rd.nvmf.discover -d nvmf.discover=)",
+     "nvmf.discover=rdma,10.0.0.1", "read as rd.nvmf.discover",
+     "network; nvmf rdma 10.0.0.1 none 4420"},
+    {"95nvmf parse_nvmf_discover: fc,auto", "rd.nvmf.discover=fc,auto",
+     "FC autodiscovery (nvmf-autoconnect.sh)", "nvmf fc auto none "},
+    {"95nvmf parse_nvmf_discover: one field", "rd.nvmf.discover=rdma",
+     "warn \"Invalid arguments\", skipped",
+     "warning: cmdline: rd.nvmf.discover=rdma: not "
+     "<transport>,<traddr>[,<host_traddr>[,<trsvcid>]] "
+     "(2 to 4 fields): dracut's 95nvmf skips it (parse_nvmf_discover), and so does rdma-provision"},
+    {"95nvmf parse_nvmf_discover: five fields (no host_iface field)",
+     "rd.nvmf.discover=rdma,10.0.0.1,none,4420,ib0", "warn \"Invalid arguments\", skipped",
+     "warning: cmdline: rd.nvmf.discover=rdma,10.0.0.1,none,4420,ib0: not "
+     "<transport>,<traddr>[,<host_traddr>[,<trsvcid>]] (2 to 4 fields): dracut's 95nvmf skips it "
+     "(parse_nvmf_discover), and so does rdma-provision"},
+    {"95nvmf parse_nvmf_discover: traddr is mandatory", "rd.nvmf.discover=rdma,,10.0.0.2",
+     "warn, skipped",
+     "warning: cmdline: rd.nvmf.discover=rdma,,10.0.0.2: the target address "
+     "(traddr) is mandatory: dracut's 95nvmf skips it (parse_nvmf_discover), and so does "
+     "rdma-provision"},
+    {"95nvmf parse_nvmf_discover: an unknown transport", "rd.nvmf.discover=ib,10.0.0.1",
+     "warn \"unsupported transport\", skipped",
+     "warning: cmdline: rd.nvmf.discover=ib,10.0.0.1: unsupported transport 'ib' (rdma, tcp or "
+     "fc): dracut's 95nvmf skips it (parse_nvmf_discover), and so does rdma-provision"},
+    {"95nvmf parse_nvmf_discover: fc needs the host's address", "rd.nvmf.discover=fc,nn-0x1:pn-0x2",
+     "warn, skipped",
+     "warning: cmdline: rd.nvmf.discover=fc,nn-0x1:pn-0x2: an FC target without "
+     "the host's address: dracut's 95nvmf skips it (parse_nvmf_discover), and so does "
+     "rdma-provision"},
+    {"95nvmf: rd.nonvmf (getargbool 0): nothing is queued",
+     "rd.nonvmf rd.nvmf.discover=rdma,10.0.0.1", "no discovery, no connect",
+     "network; nvmf rdma 10.0.0.1 none 4420; nonvmf"},
+    {"95nvmf: rd.nvmf.hostnqn= written to /etc/nvme/hostnqn",
+     "rd.nvmf.hostnqn=nqn.2014-08.org.nvmexpress:uuid:1b4e28ba", "/etc/nvme/hostnqn",
+     "hostnqn nqn.2014-08.org.nvmexpress:uuid:1b4e28ba"},
     {"modules.d/74nfs/parse-nfsroot.sh: root=nfs:<server>:/<path>",
      "root=nfs:10.0.0.1:/srv/root:proto=rdma,port=20049", "server 10.0.0.1",
      "network; nfs 10.0.0.1"},

@@ -136,6 +136,20 @@ TEST(ImageNeeds, ANodeTableRowsSoftDeviceBringsItsModule) {
                 kCrc32 + "file /etc/rdma-provision/rdma-provision.conf  # native configuration\n");
 }
 
+// A root on NVMe over Fabrics through RDMA: nvme_rdma, which dracut 059's 95nvmf carries
+// for no transport (module-setup.sh installkernel: nvme_fc, nvme_tcp); not for tcp (dracut
+// carries nvme_tcp itself), not under rd.nonvmf.
+TEST(ImageNeeds, AnNvmeTargetOverRdmaBringsNvmeRdma) {
+  Tree rdma("cx5-roce", {}, "root=UUID=1234 rd.nvmf.discover=rdma,10.0.0.1,,4420");
+  EXPECT_NE(rdma.needs(given({"mlx5_ib"}))
+                .find("module nvme_rdma  # cmdline: rd.nvmf.discover=rdma,10.0.0.1,,4420\n"),
+            std::string::npos);
+  Tree tcp("cx5-roce", {}, "rd.nvmf.discover=tcp,10.0.0.1");
+  EXPECT_EQ(tcp.needs(given({"mlx5_ib"})).find("nvme_rdma"), std::string::npos);
+  Tree off("cx5-roce", {}, "rd.nvmf.discover=rdma,10.0.0.1 rd.nonvmf");
+  EXPECT_EQ(off.needs(given({"mlx5_ib"})).find("nvme_rdma"), std::string::npos);
+}
+
 TEST(ImageNeeds, WhatTheNativeConfigLoadsWithItsSources) {
   Tree t("rxe-virtio", {{"/etc/rdma-provision/rdma-provision.conf",
                          "[modules]\nload = rpcrdma\n[rxe eth0]\n[roce rxe0/1]\nmode = v2\n"
