@@ -13,6 +13,8 @@ RP_RULES=/etc/udev/rules.d/60-rdma-provision.rules
 # The initqueue job. dracut's main loop sources queued jobs in glob order, so "00-" runs
 # before the "ifup-<if>" jobs that 90-net.rules queues (and ifup is what calls netroot).
 RP_JOB=/lib/dracut/hooks/initqueue/00-rdma-provision.sh
+# Where dracut reads more of the command line from (dracut-lib.sh getcmdline).
+RP_CMDLINE_D=/etc/cmdline.d
 
 # The command line as dracut reads it: /etc/cmdline.d/*.conf and /etc/cmdline (baked into
 # the image, e.g. by dracut's kernel_cmdline=) come before /proc/cmdline. Prints the option
@@ -121,6 +123,7 @@ rp_early() {
     rp_show "$RP_RUN/early.log"
     case $_rp_rc in
         0)
+            rp_need_network
             rp_preload
             return 0
             ;;
@@ -136,6 +139,20 @@ rp_early() {
             return
             ;;
     esac
+}
+
+# The binary says the boot needs the network that nothing else asks for (an NVMe over
+# Fabrics target over RDMA: dracut's 95nvmf writes rd.neednet=1 for tcp only): ask dracut
+# for it the way 95nvmf does, through /etc/cmdline.d, before the network modules' pre-udev
+# and initqueue steps read rd.neednet.
+rp_need_network() {
+    # shellcheck disable=SC1091 # written by the binary at run time
+    _rp_need=$(. "$RP_RUN/state.env" 2> /dev/null && printf '%s' "${RP_NEED_NETWORK:-}")
+    [ -n "$_rp_need" ] || return 0
+    getargbool 0 rd.neednet && return 0
+    mkdir -p "$RP_CMDLINE_D"
+    echo "rd.neednet=1" > "$RP_CMDLINE_D/90-rdma-provision-neednet.conf"
+    info "rdma-provision: rd.neednet=1: $_rp_need"
 }
 
 # The modules the plan needs that need no device (Soft-RoCE, rdma_cm, IPoIB, NFS/RDMA: the

@@ -236,6 +236,19 @@ std::string env_text(const Config& cfg, bool enabled, const std::string& exit_co
   set("RP_NAMES", names);
   set("RP_ACTIONS", actions);
   set("RP_SLOWEST", slowest);
+  // NVMe over Fabrics targets over RDMA (dracut's rd.nvmf.discover=rdma,...), one
+  // "traddr,host_traddr,trsvcid" per line; and why the network is needed for them, which
+  // dracut's 95nvmf asks for for tcp only: the module then writes rd.neednet=1.
+  std::string nvmf, need;
+  for (const auto* t : cfg.nvmf_rdma()) {
+    nvmf += (nvmf.empty() ? "" : "\n") + t->traddr + "," + t->host_traddr + "," + t->trsvcid;
+    if (need.empty())
+      need = t->source.str() +
+             ": an NVMe over Fabrics target over RDMA is reached through "
+             "the network (dracut's 95nvmf asks for it for tcp only)";
+  }
+  set("RP_NVMF_RDMA", nvmf);
+  set("RP_NEED_NETWORK", need);
   return o;
 }
 

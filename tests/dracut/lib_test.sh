@@ -78,6 +78,17 @@ expect_none() {  # expect_none NAME OUTPUT LINE...: no LINE in OUTPUT
 
 bad='rd.rdma.mlx=0000:81:00.0/eth'
 
+# An NVMe over Fabrics target over RDMA: dracut's 95nvmf asks for the network for tcp
+# only; the binary says the boot needs it (RP_NEED_NETWORK) and the early step writes
+# rd.neednet=1 where dracut's getcmdline reads it, as 95nvmf does for tcp.
+nvmf_steps='RP_CMDLINE_D=$2/cmdline.d; rp_early; cat "$RP_CMDLINE_D"/*.conf 2>/dev/null'
+out=$(run cx5-roce 'rd.nvmf.discover=rdma,10.0.0.1' '' "$nvmf_steps")
+expect "an NVMe target over RDMA: rd.neednet=1 for dracut, with the reason" "$out" \
+    '^INFO: rdma-provision: rd.neednet=1: cmdline: rd.nvmf.discover=rdma,10.0.0.1: an NVMe over Fabrics target over RDMA' \
+    '^rd.neednet=1$'
+out=$(run cx5-roce 'rd.nvmf.discover=tcp,10.0.0.1' '' "$nvmf_steps")
+expect_none "over tcp dracut asks itself: nothing written" "$out" 'rd.neednet=1'
+
 out=$(run cx3-vpi "$bad rd.rdma.required=1" '' 'rp_early')
 expect "invalid input with rd.rdma.required=1 stops the boot" "$out" \
     "^WARN: rdma-provision: error: cmdline: $bad: unknown parameter 'rd.rdma.mlx'" \
