@@ -36,7 +36,7 @@ struct Address {
 
 struct LinkFile {
   std::string path;
-  std::vector<Address> macs;  // MACAddress= and PermanentMACAddress=
+  std::vector<Address> macs;  // MACAddress= (PermanentMACAddress= is not checked here)
   std::vector<Pattern> original_name, type;
   std::vector<std::string> unchecked;  // the other [Match] keys given: "Driver=", ...
   std::optional<Sourced<std::string>> name;
@@ -137,7 +137,7 @@ std::optional<LinkFile> read_file(std::string_view text, const std::string& path
     const std::string value(trim(line.substr(eq + 1)));
     if (key.empty()) return diag.warn(where, "no key before '='; ignored");
     if (section == "Match") {
-      if (key == "MACAddress" || key == "PermanentMACAddress") {
+      if (key == "MACAddress") {
         if (value.empty()) f.macs.clear();
         for (auto w : split_list(value)) {
           if (w.empty()) continue;
@@ -154,10 +154,10 @@ std::optional<LinkFile> read_file(std::string_view text, const std::string& path
         add_patterns(f.original_name, value);
       } else if (key == "Type") {
         add_patterns(f.type, value);
-      } else if (key == "Path" || key == "Driver" || key == "Kind" || key == "Property" ||
-                 key == "Host" || key == "Virtualization" || key == "KernelCommandLine" ||
-                 key == "KernelVersion" || key == "Credential" || key == "Architecture" ||
-                 key == "Firmware") {
+      } else if (key == "PermanentMACAddress" || key == "Path" || key == "Driver" ||
+                 key == "Kind" || key == "Property" || key == "Host" || key == "Virtualization" ||
+                 key == "KernelCommandLine" || key == "KernelVersion" || key == "Credential" ||
+                 key == "Architecture" || key == "Firmware") {
         if (!value.empty()) f.unchecked.push_back(key + "=" + value);
       } else if (!starts_with(key, "X-")) {
         diag.warn(where, "unknown key " + shown(key) + " in [Match]: udev ignores it");
@@ -296,7 +296,13 @@ void parse_link_files(const std::vector<LinkFileText>& texts, Config& cfg, Diagn
     if (auto f = read_file(t.text, t.path, diag)) files.push_back(std::move(*f));
   for (size_t i = 0; i < files.size(); ++i) {
     const LinkFile& f = files[i];
-    if (!f.name || f.macs.empty()) continue;
+    if (!f.name) continue;
+    if (f.macs.empty()) {
+      diag.warn(f.name->source, "Name=" + f.name->value +
+                                    " is given by matches other than MACAddress=, which are not "
+                                    "read here: udev gives it to whatever matches; not named here");
+      continue;
+    }
     const Source& where = f.name->source;
     bool first = true;
     for (const auto& a : f.macs) {

@@ -167,6 +167,17 @@ TEST(LinkFiles, TheFirstMatchingFileWinsAndPoliciesComeFirst) {
   EXPECT_TRUE(has(policy.warnings(), "NamePolicy=path comes before Name="));
 }
 
+// A name by other matches than MACAddress= (PermanentMACAddress=, Path=, OriginalName=...)
+// is not given here, and said: udev gives it to whatever matches.
+TEST(LinkFiles, ANameByOtherMatchesIsSaidNotGiven) {
+  for (const char* match :
+       {"PermanentMACAddress=52:54:00:12:34:56", "Path=pci-0000:3b:00.0", "OriginalName=ib0"}) {
+    const Read r = read_one(std::string("[Match]\n") + match + "\n[Link]\nName=a0\n");
+    EXPECT_EQ(r.names(), "") << match;
+    EXPECT_TRUE(has(r.warnings(), "Name=a0 is given by matches other than MACAddress=")) << match;
+  }
+}
+
 // Its own other matches: Type= and OriginalName= against what the port shows
 // (netif-util.c net_get_type_string; ipoib_main.c names ports ib<N>).
 TEST(LinkFiles, OtherMatchesOfTheFileItself) {
