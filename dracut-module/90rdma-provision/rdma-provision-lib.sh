@@ -146,13 +146,13 @@ rp_early() {
 # for it the way 95nvmf does, through /etc/cmdline.d, before the network modules' pre-udev
 # and initqueue steps read rd.neednet.
 rp_need_network() {
-    # shellcheck disable=SC1091 # written by the binary at run time
-    _rp_need=$(. "$RP_RUN/state.env" 2> /dev/null && printf '%s' "${RP_NEED_NETWORK:-}")
-    [ -n "$_rp_need" ] || return 0
+    RP_NEED_NETWORK=''
+    rp_state || return 0
+    [ -n "$RP_NEED_NETWORK" ] || return 0
     getargbool 0 rd.neednet && return 0
     mkdir -p "$RP_CMDLINE_D"
     echo "rd.neednet=1" > "$RP_CMDLINE_D/90-rdma-provision-neednet.conf"
-    info "rdma-provision: rd.neednet=1: $_rp_need"
+    info "rdma-provision: rd.neednet=1: $RP_NEED_NETWORK"
 }
 
 # The modules the plan needs that need no device (Soft-RoCE, rdma_cm, IPoIB, NFS/RDMA: the
