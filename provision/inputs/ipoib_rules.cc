@@ -273,12 +273,6 @@ class RuleReader {
                                    "; udev ignores this rule's NAME= (rename_netif), and so "
                                    "does rdma-provision");
     }
-    if (name.size() > 15 || name == "." || name == "..") {
-      return diag_.warn(where, "NAME " + shown(name) +
-                                   " is not a valid interface name (at most 15 bytes, not '.' "
-                                   "or '..'): udev ignores it (rename_netif: \"Invalid network "
-                                   "interface name, ignoring\"), and so does rdma-provision");
-    }
     Diagnostics local;
     auto ok = is_kernel_own_name(name) ? parse_ifname(name, where, local)
                                        : parse_new_ifname(name, where, local);

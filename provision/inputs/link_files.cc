@@ -81,22 +81,14 @@ std::optional<std::vector<uint8_t>> parse_hw_addr(const std::string& s) {
 }
 
 // systemd's ifname_valid (socket-util.c ifname_valid_full), as config_parse_ifname
-// applies it to Name=.
-bool ifname_valid(const std::string& n) {
-  if (n.empty() || n.size() >= 16 || n == "." || n == ".." || !udev_refuses_ifname(n).empty())
-    return false;
-  for (char c : n) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u <= 32 || u >= 127 || c == ':' || c == '/' || c == '%') return false;
-  }
-  return true;
-}
+// applies it to Name=: the one check udev's NAME= gets too (values.h).
+bool ifname_valid(const std::string& n) { return udev_refuses_ifname(n).empty(); }
 
 void add_patterns(std::vector<Pattern>& list, std::string_view value) {
   if (value.empty()) return list.clear();  // an empty assignment resets the list
   const bool neg = value.front() == '!';
   if (neg) value.remove_prefix(1);
-  for (auto w : split_list(value))
+  for (auto w : split_ws(value))  // config_parse_match_strv: whitespace only
     if (!w.empty()) list.push_back({std::string(w), neg});
 }
 
@@ -139,7 +131,7 @@ std::optional<LinkFile> read_file(std::string_view text, const std::string& path
     if (section == "Match") {
       if (key == "MACAddress") {
         if (value.empty()) f.macs.clear();
-        for (auto w : split_list(value)) {
+        for (auto w : split_ws(value)) {  // extract_first_word: whitespace only
           if (w.empty()) continue;
           auto a = parse_hw_addr(std::string(w));
           if (!a) {

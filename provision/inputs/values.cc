@@ -206,7 +206,12 @@ std::string udev_refuses_ifname(std::string_view s) {
   for (char c : s) {
     const auto u = static_cast<unsigned char>(c);
     if (u >= 127) return "has a byte outside ASCII, which udev refuses (ifname_valid_char)";
+    if (u <= 32 || c == ':' || c == '/' || c == '%')
+      return "has a space, a control character, ':', '/' or '%', which udev refuses "
+             "(ifname_valid_char)";
   }
+  if (s.empty() || s.size() >= 16 || s == "." || s == "..")
+    return "is empty, longer than 15 bytes, '.' or '..', which udev refuses (ifname_valid_full)";
   return "";
 }
 
@@ -214,9 +219,6 @@ std::optional<std::string> parse_new_ifname(std::string_view s, const Source& wh
                                             Diagnostics& d) {
   auto name = parse_ifname(s, where, d);
   if (!name) return std::nullopt;
-  if (auto why = udev_refuses_ifname(s); !why.empty()) {
-    return bad<std::string>(where, d, "interface name " + shown(s) + " " + why);
-  }
   // A name with '%' is a template to the kernel (net/core/dev.c dev_get_valid_name ->
   // dev_prep_valid_name: "ib%d" becomes the first free ib<N>), not a name.
   if (s.find('%') != std::string_view::npos) {
@@ -224,6 +226,9 @@ std::optional<std::string> parse_new_ifname(std::string_view s, const Source& wh
                             "interface name " + shown(s) +
                                 " contains '%': the kernel takes it as a template (ib%d -> "
                                 "the first free ib<N>)");
+  }
+  if (auto why = udev_refuses_ifname(s); !why.empty()) {
+    return bad<std::string>(where, d, "interface name " + shown(s) + " " + why);
   }
   // The kernel's own names: renaming to one of them collides with the next device that
   // gets it by default.

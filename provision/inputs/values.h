@@ -51,8 +51,9 @@ std::optional<std::string> parse_ifname(std::string_view s, const Source& where,
 // device gets by default.
 bool is_kernel_own_name(std::string_view name);
 // Why udev would not give an interface this name (systemd's ifname_valid_full, which
-// udev's NAME= applies: "all" and "default", digits only, bytes outside printable ASCII
-// and '%'), or "" when it would.
+// udev's NAME= and systemd's Name= apply: "all" and "default", digits only, bytes outside
+// printable ASCII, spaces, ':', '/', '%', empty, over 15 bytes, "." and ".."), or "" when
+// it would.
 std::string udev_refuses_ifname(std::string_view name);
 // A name we give to an interface: parse_ifname(), one udev gives (udev_refuses_ifname), and
 // not the kernel's own ib<N>/eth<N> (they collide with unrenamed devices).

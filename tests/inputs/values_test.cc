@@ -288,7 +288,9 @@ TEST(Values, ANameUdevRefusesIsRefusedWithTheRule) {
   EXPECT_EQ(udev_refuses_ifname("all"),
             "would stand for every interface in /proc/sys/net/ipv4/conf/all, so udev and "
             "systemd refuse it (ifname_valid_full)");
-  for (const char* good : {"alll", "all0", "0a", "defaults", "fab0", "ib-a.8001"}) {
+  for (const char* bad : {"", ".", "..", "name_of_sixteen0", "a b", "ib:a", "a/b", "ib%d"})
+    EXPECT_NE(udev_refuses_ifname(bad), "") << bad;
+  for (const char* good : {"alll", "all0", "0a", "defaults", "fab0", "ib-a.8001", "te!st!if"}) {
     EXPECT_EQ(udev_refuses_ifname(good), "") << good;
   }
 }
