@@ -485,6 +485,12 @@ boot_pair() {
         start_vm server "$W/img/server.img" \
             "console=ttyS0 panic=-1 rd.shell=0 e2e.ip=$SRV_IP/24 e2e.lifetime=$((tmo + 60))${SERVER_APPEND:+ $SERVER_APPEND}" \
             "$SRV_MAC" "$PORT_A" "$PORT_B" $((tmo + 90))
+        # SERVER_WAIT (a regex): the client starts once the server printed it, for a
+        # scenario whose server does something the client must not race (21: the
+        # listener's device removed and re-listened on before the client's boot check).
+        if [[ -n ${SERVER_WAIT:-} ]] && ! wait_for_line server "$SERVER_WAIT" 120; then
+            echo "    server: no line matching /$SERVER_WAIT/ within 120 s; the client starts anyway" >&2
+        fi
     fi
     t0=$(now)
     # BOOT_HOOK (a function): starts the client paused and is called with it, to act on

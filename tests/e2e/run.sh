@@ -730,7 +730,10 @@ scenario_21-verify-load() {
     # deadline) and 2 hanging ones take all 4 sessions, a valid hello must be answered busy,
     # 8 start at once (busy, retried once the hanging two are killed), then 4 more at once.
     local log=$RUN_DIR/client.log srv=$RUN_DIR/server.log
-    SERVER_APPEND="e2e.verify-listen=load" \
+    # The server deletes and re-adds its rxe0 under the listener first; a client whose
+    # boot check came in that window was (rightly) refused and its boot stopped under
+    # rd.rdma.required=1 (CI, stop 48): the client starts once the listener listens again.
+    SERVER_APPEND="e2e.verify-listen=load" SERVER_WAIT='E2E-SERVER: rdma-provision: verify: listening again on' \
         boot_pair yes client-shell "$BOOT $ROOT_RDMA $IP_NIC $RDMA_ARGS rd.rdma.required=1 rd.rdma.verify=peer e2e.load=1" 300
     client_booted_checks
     check_line "$srv" 'E2E-SERVER: device removal: rdma link delete rxe0: exit 0' "the server's rxe0 was deleted under the listener, which let it go"
