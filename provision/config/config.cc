@@ -236,7 +236,7 @@ void Diagnostics::warn(std::string where, std::string what) {
   warnings.push_back(make_error(std::move(where), std::move(what)));
 }
 
-std::vector<const Config::NvmfTarget*> Config::nvmf_rdma() const {
+std::vector<const BootContext::NvmfTarget*> BootContext::nvmf_rdma() const {
   std::vector<const NvmfTarget*> out;
   if (nonvmf) return out;
   for (const auto& t : nvmf)

@@ -30,7 +30,7 @@ PkeyChild* nm_partition(Config& cfg, const std::string& parent, uint16_t pkey) {
 }
 
 void boot_network(const Arg& a) {
-  if (!a.cfg.boot_network) a.cfg.boot_network = a.where;
+  if (!a.cfg.boot.network) a.cfg.boot.network = a.where;
 }
 
 // dracut's root=: only its NFS server is ours to read (the peer rd.rdma.verify=peer
@@ -41,11 +41,11 @@ void read_root(const Arg& a) {
   const auto server = nfs_root_server_text(v);
   // The last root= is dracut's (getarg): it replaces what an earlier one said.
   if (auto address = nfs_root_server(v)) {
-    a.cfg.nfs_server = Sourced<IpAddress>{*address, a.where};
-    a.cfg.nfs_server_unknown.reset();
+    a.cfg.boot.nfs_server = Sourced<IpAddress>{*address, a.where};
+    a.cfg.boot.nfs_server_unknown.reset();
   } else if (server || v == "dhcp" || v == "dhcp6") {
-    a.cfg.nfs_server_unknown = Sourced<std::string>{std::string(server.value_or("")), a.where};
-    a.cfg.nfs_server.reset();
+    a.cfg.boot.nfs_server_unknown = Sourced<std::string>{std::string(server.value_or("")), a.where};
+    a.cfg.boot.nfs_server.reset();
   }
   if (starts_with(v, "nfs") || v == "dhcp" || v == "dhcp6") boot_network(a);
 }
@@ -101,13 +101,13 @@ void read_ip(const Arg& a) {
   } else if (f.size() >= 6 && !autoconf(f[0])) {
     dev = f[5];
   }
-  if (!dev.empty()) a.cfg.boot_ifaces.push_back({dev, a.where});
+  if (!dev.empty()) a.cfg.boot.ifaces.push_back({dev, a.where});
 }
 
 // dracut's bootdev=<interface>: the interface the boot's network comes up on.
 void read_bootdev(const Arg& a) {
   boot_network(a);
-  if (!a.value().empty()) a.cfg.boot_ifaces.push_back({std::string(a.value()), a.where});
+  if (!a.value().empty()) a.cfg.boot.ifaces.push_back({std::string(a.value()), a.where});
 }
 
 // rd.neednet, a boolean as dracut's getargbool reads it (the key alone is 1).
@@ -140,7 +140,7 @@ void read_dracut_ifname(const Arg& a) {
   }
   auto name = parse_ifname(fields[0], a.where, a.diag);
   auto key = parse_hw_key(a.value().substr(fields[0].size() + 1), a.where, a.diag);
-  if (name && key) a.cfg.dracut_ifnames[*name] = Sourced<HwKey>{*key, a.where};
+  if (name && key) a.cfg.boot.dracut_ifnames[*name] = Sourced<HwKey>{*key, a.where};
 }
 
 // dracut's bond=, team=, bridge= and vlan= make the interface their first field names
@@ -150,7 +150,7 @@ void read_dracut_ifname(const Arg& a) {
 void read_dracut_virtual(const Arg& a) {
   std::string name(split(a.value(), ':')[0]);
   if (name.empty()) name = a.param.key == "bond" ? "bond0" : a.param.key == "bridge" ? "br0" : "";
-  if (!name.empty()) a.cfg.dracut_virtual.emplace(name, a.where);
+  if (!name.empty()) a.cfg.boot.dracut_virtual.emplace(name, a.where);
 }
 
 // NetworkManager's form: ib.pkey=<parent>.<hex pkey>. As there, the parent ends at the
@@ -186,7 +186,7 @@ void read_nm_pkey(const Arg& a) {
     }
     c->nm_source = a.where;
     c->nm_name = *child;
-    for (const auto& [name, src] : a.cfg.boot_ifaces) c->nm_after_ip |= name == *child;
+    for (const auto& [name, src] : a.cfg.boot.ifaces) c->nm_after_ip |= name == *child;
   }
 }
 

@@ -20,7 +20,7 @@ void read_nvmf_discover(const Arg& a) {
   };
   if (fields.size() < 2 || fields.size() > 4)
     return skip("not <transport>,<traddr>[,<host_traddr>[,<trsvcid>]] (2 to 4 fields)");
-  Config::NvmfTarget t;
+  BootContext::NvmfTarget t;
   t.transport = std::string(fields[0]);
   t.traddr = fields[1].empty() ? "none" : std::string(fields[1]);
   t.host_traddr = fields.size() > 2 && !fields[2].empty() ? std::string(fields[2]) : "none";
@@ -28,7 +28,7 @@ void read_nvmf_discover(const Arg& a) {
   t.source = a.where;
   if (t.transport == "fc" && t.traddr == "auto") {
     t.trsvcid.clear();
-    a.cfg.nvmf.push_back(std::move(t));
+    a.cfg.boot.nvmf.push_back(std::move(t));
     return;
   }
   if (t.traddr == "none") return skip("the target address (traddr) is mandatory");
@@ -49,27 +49,28 @@ void read_nvmf_discover(const Arg& a) {
   }
   // dracut asks for the network for tcp only (rd.neednet=1 in nvmf-neednet.conf); a
   // target over RDMA needs it as much: its RDMA port is reached through an interface.
-  if ((t.transport == "rdma" || t.transport == "tcp") && !a.cfg.boot_network)
-    a.cfg.boot_network = a.where;
-  a.cfg.nvmf.push_back(std::move(t));
+  if ((t.transport == "rdma" || t.transport == "tcp") && !a.cfg.boot.network)
+    a.cfg.boot.network = a.where;
+  a.cfg.boot.nvmf.push_back(std::move(t));
 }
 
 // Written as given to /etc/nvme/hostnqn and /etc/nvme/hostid, over the build host's.
 void read_nvmf_hostnqn(const Arg& a) {
   if (!a.value().empty())
-    a.cfg.nvmf_hostnqn = Sourced<std::string>{std::string(a.value()), a.where};
+    a.cfg.boot.nvmf_hostnqn = Sourced<std::string>{std::string(a.value()), a.where};
 }
 void read_nvmf_hostid(const Arg& a) {
-  if (!a.value().empty()) a.cfg.nvmf_hostid = Sourced<std::string>{std::string(a.value()), a.where};
+  if (!a.value().empty())
+    a.cfg.boot.nvmf_hostid = Sourced<std::string>{std::string(a.value()), a.where};
 }
 
 // rd.nonvmf, as getargbool 0 reads it: the key alone is 1; then 95nvmf queues nothing.
 void read_nonvmf(const Arg& a) {
   const auto v = a.value();
   if (v.empty() || (v != "0" && v != "no" && v != "off")) {
-    a.cfg.nonvmf = a.where;
+    a.cfg.boot.nonvmf = a.where;
   } else {
-    a.cfg.nonvmf.reset();
+    a.cfg.boot.nonvmf.reset();
   }
 }
 

@@ -127,7 +127,7 @@ void check_nm_generator(const Root& root, Inputs& in) {
 }
 
 void leave_ib_pkey_to_networkmanager(Inputs& in) {
-  if (!in.config.network_manager) return;
+  if (!in.config.boot.network_manager) return;
   auto& pkeys = in.config.pkeys;
   for (auto it = pkeys.begin(); it != pkeys.end();) {
     const PkeyChild& c = it->second;
@@ -153,7 +153,7 @@ void leave_ib_pkey_to_networkmanager(Inputs& in) {
                                   " asks NetworkManager (in this image) for it as " +
                                   quote(c.nm_name) + ": give it one name, or drop one of them");
     }
-    in.config.nm_pkeys.push_back(c);
+    in.config.boot.nm_pkeys.push_back(c);
     it = pkeys.erase(it);
   }
 }
@@ -171,7 +171,7 @@ void read_rdma_rename_rules(const Root& root, Inputs& in) {
     if (!text) return;  // unreadable (or /dev/null): nothing renames
     if (text->find(kRdmaRenameGuardMarker) != std::string::npos) continue;
     if (text->find("rdma_rename") == std::string::npos) return;  // emptied by the admin
-    in.config.rdma_rename_rules =
+    in.config.boot.rdma_rename_rules =
         Sourced<std::string>{*text, Source::at(Source::Origin::kUdevRules, path)};
     return;
   }
@@ -182,12 +182,12 @@ void read_rdma_rename_rules(const Root& root, Inputs& in) {
 // names, and an initramfs has no resolver configured before the network), or no NFS root.
 void check_verify_peer(const Config& cfg, Diagnostics& d) {
   const auto& v = cfg.verify;
-  if (v.value.mode != VerifySetting::Mode::kPeer || v.value.peer || cfg.nfs_server) return;
-  if (cfg.nfs_server_unknown && cfg.nfs_server_unknown->value.empty()) return;  // DHCP's
+  if (v.value.mode != VerifySetting::Mode::kPeer || v.value.peer || cfg.boot.nfs_server) return;
+  if (cfg.boot.nfs_server_unknown && cfg.boot.nfs_server_unknown->value.empty()) return;  // DHCP's
   d.warn(v.source,
-         cfg.nfs_server_unknown
-             ? "peer: " + cfg.nfs_server_unknown->source + " names the NFS server by host name (" +
-                   cfg.nfs_server_unknown->value +
+         cfg.boot.nfs_server_unknown
+             ? "peer: " + cfg.boot.nfs_server_unknown->source +
+                   " names the NFS server by host name (" + cfg.boot.nfs_server_unknown->value +
                    "): the peer cannot be known (no name is resolved); the check " +
                    "will fail at boot: write rd.rdma.verify=peer:ADDR"
              : std::string("peer: no address given and root= names no NFS server: "
@@ -216,7 +216,8 @@ std::string nodes_d_dir(const std::string& config_path) {
 }
 
 std::string read_dhcp_root(const Root& root, const std::string& iface, Config& cfg) {
-  if (cfg.nfs_server || !cfg.nfs_server_unknown || !cfg.nfs_server_unknown->value.empty())
+  if (cfg.boot.nfs_server || !cfg.boot.nfs_server_unknown ||
+      !cfg.boot.nfs_server_unknown->value.empty())
     return "";
   // dracut's DHCP handlers write it before they source the online hooks: network-legacy's
   // dhclient-script.sh (BOUND, BOUND6), network-manager's nm-run.sh dhcpopts_create,
@@ -232,7 +233,7 @@ std::string read_dhcp_root(const Root& root, const std::string& iface, Config& c
     const std::string path = "/tmp/" + n;
     const DhcpRootServer s = dhcp_root_server(root.read_or(path, ""));
     if (s.address) {
-      cfg.nfs_server =
+      cfg.boot.nfs_server =
           Sourced<IpAddress>{*s.address, Source::at(Source::Origin::kOther, path).through(s.from)};
       return "the NFS server " + s.address->str() + " from DHCP (" + path + ": " + s.from + ")";
     }
@@ -242,7 +243,7 @@ std::string read_dhcp_root(const Root& root, const std::string& iface, Config& c
   }
   if (!said.empty()) return said;
   return "no DHCP root-path " + (iface.empty() ? std::string("recorded") : "from " + iface) + " (" +
-         cfg.nfs_server_unknown->source + ")";
+         cfg.boot.nfs_server_unknown->source + ")";
 }
 
 Inputs load_inputs(const Root& root, const InputOptions& opt) {
@@ -273,10 +274,10 @@ Inputs load_inputs(const Root& root, const InputOptions& opt) {
       parse_cmdline(*text, in.config, in.diag);
   }
   if (opt.network_manager) {
-    in.config.network_manager = Source::at(Source::Origin::kOption, "--network-manager");
+    in.config.boot.network_manager = Source::at(Source::Origin::kOption, "--network-manager");
   } else if (root.exists("/etc/initrd-release")) {
     for (const char* g : kNmGenerators)
-      if (root.exists(g)) in.config.network_manager = Source::at(Source::Origin::kOther, g);
+      if (root.exists(g)) in.config.boot.network_manager = Source::at(Source::Origin::kOther, g);
   }
   check_networkmanager(in.config, in.diag);
   leave_ib_pkey_to_networkmanager(in);

@@ -38,9 +38,9 @@ std::string nodes_d_dir(const std::string& config_path);
 Inputs load_inputs(const Root& root, const InputOptions& opt);
 
 // rd.rdma.verify=peer at boot when root= leaves the NFS server to DHCP
-// (cfg.nfs_server_unknown ""): the server dracut's DHCP handler recorded for `iface` in
+// (cfg.boot.nfs_server_unknown ""): the server dracut's DHCP handler recorded for `iface` in
 // /tmp/dhclient.<iface>.dhcpopts (every interface's, in name order, when `iface` is
-// empty), set as cfg.nfs_server with that file as its source. Returns what was found, or
+// empty), set as cfg.boot.nfs_server with that file as its source. Returns what was found, or
 // why nothing was, for the log; "" when there was nothing to look for.
 std::string read_dhcp_root(const Root& root, const std::string& iface, Config& cfg);
 

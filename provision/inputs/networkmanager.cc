@@ -43,17 +43,17 @@ bool nm_takes_for_infiniband(const std::string& name) { return starts_with(name,
 }  // namespace
 
 void check_networkmanager(const Config& cfg, Diagnostics& diag) {
-  if (!cfg.network_manager) return;
+  if (!cfg.boot.network_manager) return;
   const std::string nm =
-      "NetworkManager configures this boot's network (" + cfg.network_manager->str() + ")";
+      "NetworkManager configures this boot's network (" + cfg.boot.network_manager->str() + ")";
   const auto ipoib = ipoib_names(cfg);
   std::set<std::string> configured;  // the interfaces NetworkManager brings up
-  for (const auto& [name, src] : cfg.boot_ifaces) configured.insert(name);
+  for (const auto& [name, src] : cfg.boot.ifaces) configured.insert(name);
   std::map<std::string, const PkeyChild*> nm_children;  // ib.pkey=: NM creates them
   for (const auto& [k, c] : cfg.pkeys)
     if (c.nm_source) nm_children.emplace(c.nm_name, &c);
 
-  for (const auto& [name, src] : cfg.boot_ifaces) {
+  for (const auto& [name, src] : cfg.boot.ifaces) {
     auto it = ipoib.find(name);
     if (it == ipoib.end() || nm_takes_for_infiniband(name) || nm_children.count(name)) continue;
     diag.error(src, name + " is an IPoIB interface (" + it->second + "), but " + nm +
@@ -124,7 +124,7 @@ void check_networkmanager(const Config& cfg, Diagnostics& diag) {
     const std::string name = c.child_name();
     if (c.nm_source || !configured.count(name)) continue;
     diag.error(c.source, "P_Key child " + name + " is brought up by NetworkManager (" +
-                             cfg.network_manager->str() +
+                             cfg.boot.network_manager->str() +
                              "), whose activation writes its mode file and fails without one "
                              "(nm-device-infiniband.c act_stage1_prepare), and a child "
                              "made over rtnetlink has none (ipoib_vlan.c __ipoib_vlan_add): "

@@ -1,5 +1,5 @@
 // The configuration against NetworkManager's initrd generator, when NetworkManager
-// configures the boot's network (Config::network_manager): IPoIB interfaces it would take
+// configures the boot's network (BootContext::network_manager): IPoIB interfaces it would take
 // for Ethernet, connected mode it would undo, P_Key children it cannot activate, an
 // ib.pkey= it would drop. Errors: such a boot cannot bring its interface up.
 #pragma once

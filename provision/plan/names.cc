@@ -7,9 +7,9 @@
 #include "provision/base/drivers.h"
 #include "provision/base/strings.h"
 #include "provision/plan/builder.h"
-#include "provision/resolve/name_key.h"
 #include "provision/plan/rdma_select.h"
 #include "provision/plan/rename_solver.h"
+#include "provision/resolve/name_key.h"
 
 namespace rp {
 namespace {
@@ -156,12 +156,12 @@ void plan_renames(PlanBuilder& b) {
 // renames (the configuration alone: inputs/networkmanager.cc).
 static void check_networkmanager_names(PlanBuilder& b) {
   const std::string nm =
-      "NetworkManager configures this boot's network (" + b.cfg.network_manager->str() + ")";
+      "NetworkManager configures this boot's network (" + b.cfg.boot.network_manager->str() + ")";
   // An IPoIB interface that is here under a name without the "ib" prefix (one udev gave
   // it, 70-persistent-ipoib.rules' "mlx4_ib0"): nm-initrd-generator makes an Ethernet
   // connection for that name (nmi-cmdline-reader.c reader_get_connection), which never
   // activates on it. Names this configuration gives were checked with the inputs.
-  for (const auto& [name, src] : b.cfg.boot_ifaces) {
+  for (const auto& [name, src] : b.cfg.boot.ifaces) {
     const Iface* f = b.iface(name);
     if (!f || !f->netdev || f->netdev->type != kArphrdInfiniband || starts_with(name, "ib") ||
         b.cfg.names.count(name))
@@ -180,7 +180,7 @@ static void check_networkmanager_names(PlanBuilder& b) {
   // ib.pkey=: NetworkManager finds the parent by its name when it creates the partition
   // (nm-manager.c find_parent_device_for_connection) and waits for it otherwise; a parent
   // this plan renames away never comes.
-  for (const auto& c : b.cfg.nm_pkeys) {
+  for (const auto& c : b.cfg.boot.nm_pkeys) {
     const std::string final = b.final_name(c.parent);
     if (final == c.parent) continue;
     b.diag().error(*c.nm_source,
@@ -198,9 +198,9 @@ static void check_networkmanager_names(PlanBuilder& b) {
 // renames away, or a typo of a name there is, leaves dracut waiting for an interface that
 // never comes, far from the cause. Said as warnings, as ifname= clashes are errors.
 void check_boot_ifaces(PlanBuilder& b) {
-  if (b.cfg.network_manager) check_networkmanager_names(b);
-  for (const auto& [name, src] : b.cfg.boot_ifaces) {
-    if (b.cfg.names.count(name) || b.cfg.dracut_ifnames.count(name)) continue;
+  if (b.cfg.boot.network_manager) check_networkmanager_names(b);
+  for (const auto& [name, src] : b.cfg.boot.ifaces) {
+    if (b.cfg.names.count(name) || b.cfg.boot.dracut_ifnames.count(name)) continue;
     if (const std::string final = b.final_name(name); final != name) {
       b.diag().warn(src, name + " is renamed to " + final + " (" + b.cfg.names.at(final).source +
                              "): dracut would wait for " + name + " in vain; name " + final +
@@ -211,7 +211,7 @@ void check_boot_ifaces(PlanBuilder& b) {
     // IPoIB interfaces appear when ib_ipoib loads, under the kernel's ib%d
     // (ipoib_main.c ipoib_add_port -> ipoib_intf_alloc with "ib%d").
     if (b.module_action("ib_ipoib") && name.rfind("ib", 0) == 0) continue;
-    if (b.cfg.dracut_virtual.count(name)) continue;  // dracut's bond=, vlan=... make it
+    if (b.cfg.boot.dracut_virtual.count(name)) continue;  // dracut's bond=, vlan=... make it
     // Nothing present, named or made is called so: dracut's ifup (or NetworkManager)
     // waits for it until its own timeout, and the root is never mounted.
     b.absent(src, "the boot's network (dracut waits for it)", "interface", name,

@@ -53,7 +53,7 @@ void validate(const Config& cfg, Diagnostics& diag) {
   // dracut's ifup runs, and ifup then adds its own (ifup.sh do_static `ip addr add`,
   // dhclient-script.sh setup_interface) and replaces the default route (`ip route
   // replace default`): the interface ends with both addresses.
-  for (const auto& [name, src] : cfg.boot_ifaces) {
+  for (const auto& [name, src] : cfg.boot.ifaces) {
     auto it = cfg.addresses.find(name);
     if (it == cfg.addresses.end() || it->second.empty() || !starts_with(src.file, "ip=")) continue;
     const AddressSetting& ours = it->second.front();
@@ -83,7 +83,7 @@ void validate(const Config& cfg, Diagnostics& diag) {
   }
   // dracut names interfaces too (ifname=): both naming one interface differently, or one
   // name for two interfaces, cannot both hold.
-  for (const auto& [dname, dkey] : cfg.dracut_ifnames) {
+  for (const auto& [dname, dkey] : cfg.boot.dracut_ifnames) {
     for (const auto& [name, key] : cfg.names) {
       const bool same_key = key.value == dkey.value;
       if (same_key != (name == dname)) {

@@ -137,9 +137,9 @@ std::optional<VerifyPeer> configured_peer(const Config& cfg, std::string* reason
     if (reason) *reason = v.source;
     return VerifyPeer{*v.value.peer, v.value.port};
   }
-  if (!cfg.nfs_server) return std::nullopt;
-  if (reason) *reason = v.source + " (the NFS server of " + cfg.nfs_server->source + ")";
-  return VerifyPeer{cfg.nfs_server->value, v.value.port};
+  if (!cfg.boot.nfs_server) return std::nullopt;
+  if (reason) *reason = v.source + " (the NFS server of " + cfg.boot.nfs_server->source + ")";
+  return VerifyPeer{cfg.boot.nfs_server->value, v.value.port};
 }
 
 void plan_verify(PlanBuilder& b) {
@@ -165,7 +165,7 @@ void plan_verify(PlanBuilder& b) {
     }
     b.add(std::move(a));
   } else if (v.value.mode == VerifySetting::Mode::kPeer) {
-    const auto& unknown = b.cfg.nfs_server_unknown;
+    const auto& unknown = b.cfg.boot.nfs_server_unknown;
     b.note("verify (" + v.source + "): no peer to check: " +
            (unknown && unknown->value.empty()
                 ? unknown->source + " takes the NFS server from DHCP, which only the " +

@@ -4,8 +4,8 @@
 
 #include "provision/base/strings.h"
 #include "provision/plan/builder.h"
-#include "provision/resolve/name_key.h"
 #include "provision/plan/rdma_select.h"
+#include "provision/resolve/name_key.h"
 
 namespace rp {
 namespace {
@@ -63,7 +63,7 @@ void add_port_of(const PlanBuilder& b, const std::string& ifname, std::set<PortK
 std::set<PortKey> boot_ports(const PlanBuilder& b) {
   std::set<PortKey> out;
   std::set<std::string> names;
-  for (const auto& [ifname, src] : b.cfg.boot_ifaces) {
+  for (const auto& [ifname, src] : b.cfg.boot.ifaces) {
     add_port_of(b, ifname, out);
     names.insert(ifname);
   }

@@ -148,20 +148,20 @@ void interfaces(const Config& c, Out& o) {
 void foreign(const Config& c, Out& o) {
   for (const auto& [m, cmd] : c.forbidden)
     o.add("modprobe.d", "install " + m, cmd.value, cmd.source, true);
-  for (const auto& [name, key] : c.dracut_ifnames)
+  for (const auto& [name, key] : c.boot.dracut_ifnames)
     o.add("dracut", "ifname", name + ":" + key.value.str(), key.source, true);
-  for (const auto& i : c.boot_ifaces) o.add("dracut", "boot interface", i.value, i.source, true);
-  if (c.boot_network) o.add("dracut", "network", "asked for", *c.boot_network, true);
-  if (c.nfs_server)
-    o.add("dracut", "nfs server", c.nfs_server->value.str(), c.nfs_server->source, true);
-  if (c.nfs_server_unknown) {
-    const auto& u = *c.nfs_server_unknown;
+  for (const auto& i : c.boot.ifaces) o.add("dracut", "boot interface", i.value, i.source, true);
+  if (c.boot.network) o.add("dracut", "network", "asked for", *c.boot.network, true);
+  if (c.boot.nfs_server)
+    o.add("dracut", "nfs server", c.boot.nfs_server->value.str(), c.boot.nfs_server->source, true);
+  if (c.boot.nfs_server_unknown) {
+    const auto& u = *c.boot.nfs_server_unknown;
     o.add("dracut", "nfs server", u.value.empty() ? "from DHCP" : u.value + " (a host name)",
           u.source, true);
   }
-  if (c.rdma_rename_rules)
-    o.add("udev", "rdma_rename rules", c.rdma_rename_rules->source.file,
-          c.rdma_rename_rules->source, true);
+  if (c.boot.rdma_rename_rules)
+    o.add("udev", "rdma_rename rules", c.boot.rdma_rename_rules->source.file,
+          c.boot.rdma_rename_rules->source, true);
 }
 
 std::string line_of(const EffectiveValue& v) {

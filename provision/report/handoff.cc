@@ -99,11 +99,11 @@ std::string rdma_rename_guard(const Config& cfg, std::string* note) {
       if (!row.soft->name.empty()) given.insert(row.soft->name);
     }
   }
-  if (!cfg.rdma_rename_rules || !any) return "";
+  if (!cfg.boot.rdma_rename_rules || !any) return "";
   std::string names = "rxe[0-9]*|siw[0-9]*";
   for (const auto& n : given) names += "|" + n;
-  const std::string& text = cfg.rdma_rename_rules->value;
-  const std::string& path = cfg.rdma_rename_rules->source.file;
+  const std::string& text = cfg.boot.rdma_rename_rules->value;
+  const std::string& path = cfg.boot.rdma_rename_rules->source.file;
   if (starts_with(path, "/etc/")) {
     if (note) {
       *note = path + " renames RDMA devices and masks " + kRunRdmaRenamePath +
@@ -240,7 +240,7 @@ std::string env_text(const Config& cfg, bool enabled, const std::string& exit_co
   // "traddr,host_traddr,trsvcid" per line; and why the network is needed for them, which
   // dracut's 95nvmf asks for for tcp only: the module then writes rd.neednet=1.
   std::string nvmf, need;
-  for (const auto* t : cfg.nvmf_rdma()) {
+  for (const auto* t : cfg.boot.nvmf_rdma()) {
     nvmf += (nvmf.empty() ? "" : "\n") + t->traddr + "," + t->host_traddr + "," + t->trsvcid;
     if (need.empty())
       need = t->source.str() +

@@ -167,7 +167,8 @@ class Needs {
   // and rdma_cm). dracut 059's 95nvmf carries nvme_tcp and nvme_fc but not nvme_rdma, and
   // loads none for rdma (module-setup.sh installkernel, parse-nvmf-boot-connections.sh).
   void nvmf() {
-    for (const auto* t : cfg_.nvmf_rdma()) add(ModuleNeed::Kind::kSetting, "nvme_rdma", t->source);
+    for (const auto* t : cfg_.boot.nvmf_rdma())
+      add(ModuleNeed::Kind::kSetting, "nvme_rdma", t->source);
   }
 
   // rxe asks the crypto API for "crc32" (rxe_icrc.c) and declares no softdep: the kernel
@@ -215,23 +216,23 @@ class Needs {
   std::optional<std::string> ipoib_boot_reason() const {
     if (!(t_.infiniband || t_.opa)) return std::nullopt;
     if (m_.any_target) return "IPoIB on the ports of RDMA hardware";
-    if (!cfg_.boot_network) return std::nullopt;
+    if (!cfg_.boot.network) return std::nullopt;
     // An interface known to be Ethernet: present as such, or named by a MAC (ours, or
     // dracut's ifname=, which cannot name IPoIB: 40network/ifname-genrules.sh).
     auto ethernet = [&](const std::string& ifname) {
       if (auto it = cfg_.names.find(ifname); it != cfg_.names.end())
         return it->second.value.is_mac();
-      if (cfg_.dracut_ifnames.count(ifname)) return true;
+      if (cfg_.boot.dracut_ifnames.count(ifname)) return true;
       return std::find(m_.ethernet.begin(), m_.ethernet.end(), ifname) != m_.ethernet.end();
     };
-    for (const auto& i : cfg_.boot_ifaces) {
+    for (const auto& i : cfg_.boot.ifaces) {
       if (!ethernet(i.value)) {
         return i.source + " (the boot's network may be IPoIB: " + i.value +
                " is no Ethernet interface here)";
       }
     }
-    if (!cfg_.boot_ifaces.empty()) return std::nullopt;
-    return *cfg_.boot_network + " (the boot's network may be IPoIB: no interface is named, " +
+    if (!cfg_.boot.ifaces.empty()) return std::nullopt;
+    return *cfg_.boot.network + " (the boot's network may be IPoIB: no interface is named, " +
            "and this node has an InfiniBand port)";
   }
 

@@ -25,14 +25,15 @@ std::string summary(const std::string& text) {
   if (!c.enabled.source.is_default()) add("enabled=" + std::to_string(c.enabled.value));
   if (!c.required.source.is_default()) add("required=" + std::to_string(c.required.value));
   for (const auto& m : c.modules) add("module " + m.value);
-  if (c.boot_network) add("network");
-  for (const auto& i : c.boot_ifaces) add("iface " + i.value);
-  if (c.nfs_server) add("nfs " + c.nfs_server->value.str());
-  for (const auto& [name, key] : c.dracut_ifnames) add("ifname " + name + "=" + key.value.str());
-  for (const auto& t : c.nvmf)
+  if (c.boot.network) add("network");
+  for (const auto& i : c.boot.ifaces) add("iface " + i.value);
+  if (c.boot.nfs_server) add("nfs " + c.boot.nfs_server->value.str());
+  for (const auto& [name, key] : c.boot.dracut_ifnames)
+    add("ifname " + name + "=" + key.value.str());
+  for (const auto& t : c.boot.nvmf)
     add("nvmf " + t.transport + " " + t.traddr + " " + t.host_traddr + " " + t.trsvcid);
-  if (c.nonvmf) add("nonvmf");
-  if (c.nvmf_hostnqn) add("hostnqn " + c.nvmf_hostnqn->value);
+  if (c.boot.nonvmf) add("nonvmf");
+  if (c.boot.nvmf_hostnqn) add("hostnqn " + c.boot.nvmf_hostnqn->value);
   for (const auto& w : d.warnings) add("warning: " + w.str());
   for (const auto& e : d.errors) add("error: " + e.str());
   return out;

@@ -22,8 +22,8 @@ std::string summary(const std::string& text) {
   parse_cmdline(text, c, d);
   Summary sum;
   auto add = [&](const std::string& s) { sum.add(s); };
-  if (c.boot_network) add("network");
-  for (const auto& i : c.boot_ifaces) add("iface " + i.value);
+  if (c.boot.network) add("network");
+  for (const auto& i : c.boot.ifaces) add("iface " + i.value);
   for (const auto& [key, p] : c.pkeys) {
     add("pkey " + p.parent + " 0x" + hex(p.full_pkey(), 4) + " as " + p.child_name() +
         (p.nm_source ? " (NM's)" : ""));
@@ -82,7 +82,7 @@ std::string with_nm(const std::string& text) {
   Config c;
   Diagnostics d;
   parse_cmdline(text, c, d);
-  c.network_manager = Source::at(Source::Origin::kOption, "--network-manager");
+  c.boot.network_manager = Source::at(Source::Origin::kOption, "--network-manager");
   check_networkmanager(c, d);
   Summary sum;
   const std::string out = sum.end(d);

@@ -192,10 +192,10 @@ TEST_F(LoadTest, IbPkeyAndRdRdmaPkeyForOnePartition) {
     Inputs in = load(spelled);
     EXPECT_TRUE(in.diag.ok()) << spelled;
     EXPECT_TRUE(in.config.pkeys.empty()) << spelled << ": left to NetworkManager";
-    ASSERT_EQ(in.config.nm_pkeys.size(), 1u) << spelled;
+    ASSERT_EQ(in.config.boot.nm_pkeys.size(), 1u) << spelled;
     const std::string nm_name =
         std::string(spelled).find("ib0.2") != std::string::npos ? "ib0.2" : "ib0.8002";
-    EXPECT_EQ(in.config.nm_pkeys[0].child_name(), nm_name) << spelled;
+    EXPECT_EQ(in.config.boot.nm_pkeys[0].child_name(), nm_name) << spelled;
   }
   Inputs two = load("rd.rdma.pkey=ib0:0x8002:storage ib.pkey=ib0.8002");
   ASSERT_EQ(two.diag.errors.size(), 1u);
@@ -211,23 +211,23 @@ TEST_F(LoadTest, TheOnlineInterfacesFileGivesThePeerWithItsSource) {
   put("/tmp/dhclient.fabric0.dhcpopts", "new_root_path='10.77.0.1:/export/root'\n");
   put("/tmp/dhclient.aux0.dhcpopts", "new_ip_address='10.77.8.2'\n");
   Config cfg = load_config("root=dhcp rd.rdma.verify=peer");
-  ASSERT_TRUE(cfg.nfs_server_unknown);
+  ASSERT_TRUE(cfg.boot.nfs_server_unknown);
   EXPECT_EQ(read_dhcp_root(Root(dir_), "aux0", cfg),
             "no DHCP root-path from aux0 (cmdline: root=dhcp)");
-  EXPECT_FALSE(cfg.nfs_server);
+  EXPECT_FALSE(cfg.boot.nfs_server);
   EXPECT_EQ(read_dhcp_root(Root(dir_), "fabric0", cfg),
             "the NFS server 10.77.0.1 from DHCP (/tmp/dhclient.fabric0.dhcpopts: new_root_path)");
-  ASSERT_TRUE(cfg.nfs_server);
-  EXPECT_EQ(cfg.nfs_server->value.str(), "10.77.0.1");
-  EXPECT_EQ(cfg.nfs_server->source.str(), "/tmp/dhclient.fabric0.dhcpopts (new_root_path)");
+  ASSERT_TRUE(cfg.boot.nfs_server);
+  EXPECT_EQ(cfg.boot.nfs_server->value.str(), "10.77.0.1");
+  EXPECT_EQ(cfg.boot.nfs_server->source.str(), "/tmp/dhclient.fabric0.dhcpopts (new_root_path)");
   // The hand-off (no interface): any interface's record.
   Config all = load_config("root=dhcp rd.rdma.verify=peer");
   read_dhcp_root(Root(dir_), "", all);
-  ASSERT_TRUE(all.nfs_server);
+  ASSERT_TRUE(all.boot.nfs_server);
   // A server given on the command line is never replaced.
   Config given = load_config("root=nfs:10.77.0.5:/r rd.rdma.verify=peer");
   EXPECT_EQ(read_dhcp_root(Root(dir_), "fabric0", given), "");
-  EXPECT_EQ(given.nfs_server->value.str(), "10.77.0.5");
+  EXPECT_EQ(given.boot.nfs_server->value.str(), "10.77.0.5");
 }
 
 // At image build, `check` says when the peer can never be known; DHCP's is known at boot.

@@ -368,11 +368,11 @@ TEST(Values, NfsRootServer) {
   Diagnostics d;
   parse_cmdline("root=/dev/sda1 netroot=nfs4:10.1.2.3:/r", cfg, d);
   EXPECT_TRUE(d.ok() && d.warnings.empty());
-  EXPECT_FALSE(cfg.nfs_server);
+  EXPECT_FALSE(cfg.boot.nfs_server);
   parse_cmdline("root=nfs4:10.1.2.4:/r", cfg, d);
-  ASSERT_TRUE(cfg.nfs_server);
-  EXPECT_EQ(cfg.nfs_server->value.str(), "10.1.2.4");
-  EXPECT_EQ(cfg.nfs_server->source.str(), "cmdline: root=nfs4:10.1.2.4:/r");
+  ASSERT_TRUE(cfg.boot.nfs_server);
+  EXPECT_EQ(cfg.boot.nfs_server->value.str(), "10.1.2.4");
+  EXPECT_EQ(cfg.boot.nfs_server->source.str(), "cmdline: root=nfs4:10.1.2.4:/r");
 }
 
 }  // namespace

@@ -12,7 +12,7 @@ TEST(Validate, DracutsIfnameAndOurNamesMustAgree) {
   auto errors = [&](const std::string& dname, const HwKey& dkey) {
     Config cfg;
     cfg.names["fabric0"] = {mac, src("cmdline: rd.rdma.name=fabric0:52:54:00:77:00:02")};
-    cfg.dracut_ifnames[dname] = {dkey, src("cmdline: ifname=" + dname + ":" + dkey.str())};
+    cfg.boot.dracut_ifnames[dname] = {dkey, src("cmdline: ifname=" + dname + ":" + dkey.str())};
     Diagnostics d;
     validate(cfg, d);
     std::vector<std::string> out;

@@ -44,7 +44,7 @@ TEST(VerifyPlanner, PeerLeavesTheChecksToTheNetworkOnlinePoint) {
 
 TEST(VerifyPlanner, OnTheRealRootApplyChecksThePortsThenTheNfsServer) {
   Config cfg = verify_config(VerifySetting::Mode::kPeer);
-  cfg.nfs_server =
+  cfg.boot.nfs_server =
       Sourced<IpAddress>{*IpAddress::parse("10.77.0.1"), src("cmdline: root=nfs4:...")};
   const Plan p = make_plan(cfg, rxe_node());  // not an initramfs: rdma-provision.service
   const auto k = kinds(p);
@@ -55,7 +55,7 @@ TEST(VerifyPlanner, OnTheRealRootApplyChecksThePortsThenTheNfsServer) {
             "cmdline: rd.rdma.verify (the NFS server of cmdline: root=nfs4:...)");
   EXPECT_EQ(p.actions.back().after, std::vector<size_t>{k.size() - 2});
   // Without an address and without an NFS root: a note, no peer check.
-  cfg.nfs_server.reset();
+  cfg.boot.nfs_server.reset();
   const Plan none = make_plan(cfg, rxe_node());
   EXPECT_EQ(kinds(none).back(), "verify-port rxe0/1");
   EXPECT_EQ(none.notes.back(),
@@ -64,7 +64,7 @@ TEST(VerifyPlanner, OnTheRealRootApplyChecksThePortsThenTheNfsServer) {
   // The real root's check of the peer skips it while no route leads there (item 5).
   EXPECT_TRUE(p.actions.back().get<VerifyPeer>().only_with_route);
   // root=dhcp: the server was DHCP's, known in the initramfs only.
-  cfg.nfs_server_unknown = Sourced<std::string>{"", src("cmdline: root=dhcp")};
+  cfg.boot.nfs_server_unknown = Sourced<std::string>{"", src("cmdline: root=dhcp")};
   EXPECT_EQ(make_plan(cfg, rxe_node()).notes.back(),
             "verify (cmdline: rd.rdma.verify): no peer to check: cmdline: root=dhcp takes the NFS "
             "server from DHCP, which only the initramfs knows (its verify --boot checked it)");
