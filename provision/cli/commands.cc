@@ -297,7 +297,7 @@ std::optional<Prepared> prepare(const Options& o, std::string_view command, bool
   if (discover) in.config = resolve_node_table(inv, in.config);
   // DCB is read over netlink, for the interfaces the configuration sets only.
   if (discover && root.is_live() && !in.config.dcb.empty())
-    discover_dcb(inv, kernel_dcb(), dcb_interfaces(in.config));
+    discover_dcb(inv, kernel_dcb(), dcb_interfaces(in.config, inv));
   return Prepared{std::move(root), std::move(inv), std::move(in)};
 }
 

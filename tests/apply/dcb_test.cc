@@ -1,7 +1,7 @@
-// Lossless RoCE on a ConnectX-5 port (#31): the configuration read, planned against the
-// interface's DCB as DCB netlink shows it, applied through the executors, and planned
-// again, on the cx5-roce fixture with an mlx5 stand-in (tests/support/fake_dcb.h, from
-// en_dcbnl.c); a driver without DCB; the RoCE traffic's priority against PFC.
+// Lossless RoCE on a ConnectX-5 port (#31): planned, applied through the DCB executors
+// (apply/dcb.cc) and planned again, on the cx5-roce fixture with an mlx5 stand-in
+// (tests/support/fake_dcb.h, from en_dcbnl.c); what mlx5 does with each write; a driver
+// without DCB. The planner's own rules: tests/plan/dcb_test.cc.
 #include <gtest/gtest.h>
 
 #include <cerrno>
@@ -10,6 +10,7 @@
 #include "provision/inputs/load.h"
 #include "provision/inventory/inventory.h"
 #include "provision/plan/plan.h"
+#include "provision/resolve/concerns.h"
 #include "tests/apply/test_run.h"
 #include "tests/support/fake_dcb.h"
 
@@ -39,9 +40,7 @@ struct Node {
   }
   Plan plan(const Inputs& in) {
     Inventory inv = discover(Root(run.dir), Detail::kPlan);
-    std::vector<std::string> names;
-    for (const auto& [name, s] : in.config.dcb) names.push_back(name);
-    discover_dcb(inv, dcb, names);
+    discover_dcb(inv, dcb, dcb_interfaces(in.config, inv));  // as cli/commands.cc prepare
     return make_plan(in.config, inv);
   }
 };
@@ -108,23 +107,6 @@ TEST(Dcb, PlanApplyPlanLeavesNothingToDoAndASecondApplyWritesNothing) {
   EXPECT_EQ(n.dcb.writes().size(), writes);
 }
 
-TEST(Dcb, TheNativeSectionSaysTheSame) {
-  Node n;
-  const Inputs in =
-      n.inputs("",
-               "[dcb ens1f0np0]\ntrust = dscp\ndscp_prio = 26:3\npfc = 3\ntc_bw = 0:50 3:50\n"
-               "prio_tc = 3:3\n");
-  ASSERT_TRUE(in.diag.ok()) << in.diag.errors[0].str();
-  const Inputs cmd = n.inputs(kCmdline);
-  std::vector<std::string> a, b;
-  for (const auto& l : lines(n.plan(in)))
-    if (l.rfind("dcb-", 0) == 0) a.push_back(l);
-  for (const auto& l : lines(n.plan(cmd)))
-    if (l.rfind("dcb-", 0) == 0) b.push_back(l);
-  EXPECT_EQ(a, b);
-  EXPECT_EQ(a.size(), 3u);
-}
-
 // trust pcp on an mlx5 that trusts DSCP: its DSCP entries go, and the last one switches
 // it back (mlx5e_dcbnl_ieee_delapp); a changed DSCP priority replaces the entry.
 TEST(Dcb, TrustPcpDeletesTheDscpEntriesAndAChangedPriorityReplacesOne) {
@@ -144,28 +126,6 @@ TEST(Dcb, TrustPcpDeletesTheDscpEntriesAndAChangedPriorityReplacesOne) {
   EXPECT_EQ(n.dcb.trust_register("ens1f0np0"), 1);
 }
 
-// Where the ToS's priority is not lossless, or cannot be known, the plan says so.
-TEST(Dcb, RoceTrafficOnALossyPriorityIsAWarning) {
-  Node n;
-  const Plan lossy =
-      n.plan(n.inputs("rd.rdma.roce=mlx5_0/1:v2:106 rd.rdma.dcb=ens1f0np0:dscp_prio=26:3,pfc=4"));
-  ASSERT_EQ(lossy.diag.warnings.size(), 1u);
-  EXPECT_EQ(lossy.diag.warnings[0].str(),
-            "cmdline: rd.rdma.dcb=ens1f0np0:dscp_prio=26:3,pfc=4: RoCE traffic of mlx5_0/1 (ToS "
-            "106 is DSCP 26) goes at priority 3, which is not lossless here (PFC on 4)");
-  const Plan unknown =
-      n.plan(n.inputs("rd.rdma.roce=mlx5_0/1:v2:106 rd.rdma.dcb=ens1f0np0:dscp_prio=46:5,pfc=3"));
-  ASSERT_EQ(unknown.diag.warnings.size(), 1u);
-  EXPECT_NE(unknown.diag.warnings[0].str().find("(dscp_prio=26:<priority>)"), std::string::npos)
-      << unknown.diag.warnings[0].str();
-  // trust pcp, untagged: the RDMA CM's service level 0.
-  const Plan pcp = n.plan(n.inputs("rd.rdma.dcb=ens1f0np0:trust=pcp,pfc=3"));
-  ASSERT_EQ(pcp.diag.warnings.size(), 1u);
-  EXPECT_NE(pcp.diag.warnings[0].str().find("goes at priority 0, which is not lossless"),
-            std::string::npos)
-      << pcp.diag.warnings[0].str();
-}
-
 // A driver without dcbnl_ops (virtio_net): the actions fail at once, saying so.
 TEST(Dcb, AnInterfaceWithoutDcbIsRefusedNamingIt) {
   Node n;
@@ -176,14 +136,14 @@ TEST(Dcb, AnInterfaceWithoutDcbIsRefusedNamingIt) {
             std::string::npos)
       << p.actions[0].never;
   const ApplyReport r = apply_plan(p, n.run.ctx);
-  EXPECT_EQ(r.failed, 1u);
+  EXPECT_EQ(r.failed, 1u);  // the plan's side: tests/plan/dcb_test.cc
   // The executor meets the kernel's answer too.
   const Outcome o = execute(n.run.ctx, Action(SetDcbPfc{"ens1f0np0", 8}, "unknown", "test"));
   EXPECT_EQ(o.kind, OutcomeKind::kFailed);
   EXPECT_EQ(o.error.errnum, EOPNOTSUPP);
 }
 
-// Refusals by the driver are its status byte, named; trust dscp with nothing to switch it.
+// Refusals by the driver are its status byte, named; the input's own refusal.
 TEST(Dcb, WhatTheDriverOrTheInputRefuses) {
   Node n;
   Outcome bad = execute(
@@ -194,10 +154,6 @@ TEST(Dcb, WhatTheDriverOrTheInputRefuses) {
   const Inputs in = n.inputs("rd.rdma.dcb=ens1f0np0:tc_bw=0:50+3:40");
   ASSERT_EQ(in.diag.errors.size(), 1u);
   EXPECT_NE(in.diag.errors[0].str().find("sums to 90%"), std::string::npos);
-  const Plan p = n.plan(n.inputs("rd.rdma.dcb=ens1f0np0:trust=dscp"));
-  ASSERT_EQ(p.diag.errors.size(), 1u);
-  EXPECT_NE(p.diag.errors[0].str().find("trust dscp on ens1f0np0 with no DSCP priority"),
-            std::string::npos);
 }
 
 }  // namespace

@@ -256,24 +256,8 @@ TEST(Engine, NetlinkAndModuleActionsOnAFixtureRootAreSkippedWithTheReason) {
   EXPECT_EQ(rep.exit_code(), 0);
 }
 
-TEST(Handoff, UdevRulesMatchGuidSuffixOrMacOnPhysicalDevicesOnly) {
-  Config cfg;
-  cfg.names["ibstor0"] = {*HwKey::parse("0002:c903:0031:78f2"), src("cmdline: rd.rdma.name=x")};
-  cfg.names["roce0"] = {*HwKey::parse("52:54:00:77:00:01"), src("/etc/x.conf:3")};
-  const std::string rules = udev_rules(cfg);
-  EXPECT_NE(rules.find("ACTION==\"add\", SUBSYSTEM==\"net\", DRIVERS==\"?*\", "
-                       "ATTR{type}==\"32\", TEST!=\"parent\", "
-                       "ATTR{address}==\"?*00:02:c9:03:00:31:78:f2\", NAME:=\"ibstor0\""),
-            std::string::npos)
-      << rules;
-  EXPECT_NE(rules.find("ATTR{type}==\"1\", ATTR{address}==\"52:54:00:77:00:01\", "
-                       "NAME:=\"roce0\""),
-            std::string::npos)
-      << rules;
-  EXPECT_NE(rules.find("# /etc/x.conf:3"), std::string::npos);
-}
-
-TEST(Handoff, StateFileRecordsEveryActionWithItsOutcome) {
+// The state file of a real apply on a tree (its constructed cases: tests/report/).
+TEST(Engine, TheStateFileOfAFailedApplyRecordsTheActionAndItsOutcome) {
   TreeRun r("cx3-sriov-eth");
   ApplyReport rep = r.apply("rd.rdma.mlx4=0000:03:00.0/ib");
   Config cfg;

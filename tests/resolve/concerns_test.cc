@@ -11,7 +11,7 @@ TEST(Concerns, DcbForTheConfiguredInterfacesAndStatusForEveryRocePort) {
   Config cfg;
   cfg.dcb["ens1f0np0"];
   cfg.dcb["ens1f1np1"];
-  EXPECT_EQ(dcb_interfaces(cfg), (std::vector<std::string>{"ens1f0np0", "ens1f1np1"}));
+  EXPECT_EQ(dcb_interfaces(cfg, Inventory{}), (std::vector<std::string>{"ens1f0np0", "ens1f1np1"}));
 
   Inventory inv;
   RdmaDevice roce;
@@ -33,6 +33,25 @@ TEST(Concerns, DcbForTheConfiguredInterfacesAndStatusForEveryRocePort) {
   iw.ports[0].netdev = "eth1";
   inv.rdma = {roce, ib, iw};
   EXPECT_EQ(roce_interfaces(inv), std::vector<std::string>{"ens1f0np0"});
+}
+
+// [dcb fab0] where rd.rdma.name=fab0:<MAC> renames ens1f0np0: the plan finds fab0's
+// interface as ens1f0np0 (PlanBuilder::iface), so its DCB is read under that name; before,
+// it was not read at all, and the plan showed "unknown", planned every part and said
+// nothing of a driver without DCB or of RoCE traffic on a lossy priority.
+TEST(Concerns, DcbIsReadUnderTheNameAnInterfaceHasNow) {
+  Inventory inv;
+  NetDev n;
+  n.name = "ens1f0np0";
+  n.type = kArphrdEther;
+  n.address = *HwAddress::parse("98:03:9b:46:8a:10");
+  inv.netdevs.push_back(n);
+  Config cfg;
+  cfg.dcb["fab0"];
+  cfg.dcb["fab1"];
+  cfg.names["fab0"] = {*HwKey::parse("98:03:9b:46:8a:10"), {}};
+  cfg.names["fab1"] = {*HwKey::parse("98:03:9b:46:8a:11"), {}};  // absent: fab1 alone
+  EXPECT_EQ(dcb_interfaces(cfg, inv), (std::vector<std::string>{"fab0", "ens1f0np0", "fab1"}));
 }
 
 }  // namespace
