@@ -5,6 +5,11 @@
 #
 #   rules/bootstrap.sh            build + unit tests
 #   rules/bootstrap.sh --e2e      also the kernel, dracut and QEMU for the boot tests
+#   rules/bootstrap.sh --boot     only the 6.1 boots that need no more (tests/e2e/run.sh
+#                                 picks it when its scenarios allow): no second kernel,
+#                                 Soft-iWARP build, dracut-ng or NetworkManager
+#   --no-tests                    without the tests' tools (formatter, fuzzers' clang,
+#                                 linters): the demo's `--boot --no-tests`
 #
 # The cache lives in $RDMA_PROVISION_CACHE (default: <repo>/.cache), ignored by git/bazel.
 set -euo pipefail
@@ -12,11 +17,13 @@ set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE=${RDMA_PROVISION_CACHE:-$REPO/.cache}
 LOCK=$REPO/rules/sources.lock
-WANT_E2E=0
+WANT_BOOT=0 WANT_E2E=0 WANT_TESTS=1
 for a in "$@"; do
   case "$a" in
-    --e2e) WANT_E2E=1 ;;
-    *) echo "bootstrap: unknown argument '$a' (known: --e2e)" >&2; exit 2 ;;
+    --e2e) WANT_BOOT=1 WANT_E2E=1 ;;
+    --boot) WANT_BOOT=1 ;;
+    --no-tests) WANT_TESTS=0 ;;
+    *) echo "bootstrap: unknown argument '$a' (known: --e2e, --boot, --no-tests)" >&2; exit 2 ;;
   esac
 done
 
@@ -26,24 +33,29 @@ die() { echo "bootstrap: FAILED: $*" >&2; exit 1; }
 # ---------------------------------------------------------------- apt packages
 # name[=version-prefix]: the prefix is checked after installation, so a machine with an
 # unexpected version fails here with a clear message instead of deep inside the build.
+# The release binary and its packages (rpm for rpmbuild).
 BUILD_PKGS=(
   bazel-bootstrap=4.2.3 g++ python3 flex bison patch xz-utils ca-certificates
   googletest=1.12.1 libtomlplusplus-dev=3.3.0 nlohmann-json3-dev=3.11.2
-  iproute2 kmod nodejs npm clang-format file bc binutils openssl tar
-  clang-14 libclang-rt-14-dev time strace
-  lintian rpm rpmlint
+  iproute2 kmod nodejs npm file bc binutils openssl tar rpm
 )
-E2E_PKGS=(
+# The tests beyond the build: the formatter, the fuzzers' clang, the packages' linters.
+TEST_PKGS=(clang-format clang-14 libclang-rt-14-dev time strace lintian rpmlint)
+# The boots on Debian's 6.1 (the demo's).
+BOOT_PKGS=(
   dracut-core=059 dracut-network=059 qemu-system-x86 qemu-utils linux-image-amd64
   busybox-static nfs-kernel-server rpcbind cpio kmod rdma-core ibverbs-utils ibverbs-providers
-  strace network-manager libkmod-dev pkg-config make gcc
 )
+# The other boots: the netlink comparison's strace, NetworkManager's initramfs, and the
+# builds of dracut-ng's helpers and of siw.ko for the 6.12 kernel.
+E2E_PKGS=(strace network-manager libkmod-dev pkg-config make gcc)
 
 pkg_version() { dpkg-query -W -f='${Status} ${Version}\n' "$1" 2>/dev/null |
   awk '$3 == "installed" { print $4 }'; }
 
-install_apt() {
-  local missing=() spec name
+install_apt() {  # WHAT PACKAGE[=VERSION-PREFIX]...
+  local what=$1 missing=() spec name t0
+  shift
   for spec in "$@"; do
     name=${spec%%=*}
     # node and npm may come from a non-Debian install already on the machine.
@@ -53,11 +65,21 @@ install_apt() {
     [[ -n $(pkg_version "$name") ]] || missing+=("$name")
   done
   if ((${#missing[@]})); then
-    say "installing apt packages: ${missing[*]}"
-    apt-get update -qq || die "apt-get update"
+    t0=$SECONDS
+    if [[ ! -f $CACHE/apt.updated ]]; then
+      say "apt-get update"
+      apt-get update -qq || die "apt-get update"
+      touch "$CACHE/apt.updated"
+    fi
+    # What apt will fetch, said before it starts (it prints nothing with -qq).
+    local mb
+    mb=$(apt-get install -qq --print-uris --no-install-recommends "${missing[@]}" 2>/dev/null |
+      awk '$1 ~ /^\x27/ { s += $3 } END { printf "%.1f", s / 1048576 }')
+    say "installing $what: ${#missing[@]} package(s) and their dependencies, ${mb:-?} MB to download: ${missing[*]}"
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-      "${missing[@]}" >"$CACHE/apt-install.log" 2>&1 ||
+      "${missing[@]}" >>"$CACHE/apt-install.log" 2>&1 ||
       { tail -n 30 "$CACHE/apt-install.log" >&2; die "apt-get install ${missing[*]} (log: $CACHE/apt-install.log)"; }
+    say "installed $what in $((SECONDS - t0)) s"
   fi
   for spec in "$@"; do
     [[ $spec == *=* ]] || continue
@@ -250,8 +272,11 @@ setup_kernel612() {
 }
 
 mkdir -p "$CACHE"
-install_apt "${BUILD_PKGS[@]}"
-((WANT_E2E)) && install_apt "${E2E_PKGS[@]}"
+rm -f "$CACHE/apt.updated"
+install_apt "the build's packages" "${BUILD_PKGS[@]}"
+((WANT_TESTS)) && install_apt "the tests' tools" "${TEST_PKGS[@]}"
+((WANT_BOOT)) && install_apt "the boots' kernel, dracut, QEMU and NFS server" "${BOOT_PKGS[@]}"
+((WANT_E2E)) && install_apt "the other boots' tools" "${E2E_PKGS[@]}"
 install_zig
 fetch_sources
 unpack_sources

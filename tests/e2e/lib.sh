@@ -81,11 +81,18 @@ build_binary() {  # -> $W/bin/rdma-provision (a copy: a rebuild during the run c
         return
     fi
     say "building the release binary: bazel build --config=musl -c opt //provision:rdma-provision"
-    (cd "$REPO" && bazel build --config=musl -c opt //provision:rdma-provision) \
-        > "$W/logs/bazel-build.log" 2>&1 || {
+    # E2E_PROGRESS=1 (the demo): Bazel's own progress lines, every 20 s, as it goes.
+    local rc
+    (cd "$REPO" && bazel build --config=musl -c opt --curses=no --show_progress_rate_limit=20 \
+        //provision:rdma-provision 2>&1) |
+        tee "$W/logs/bazel-build.log" |
+        grep --line-buffered -E '^\[[0-9,]+ / [0-9,]+\]|^INFO: Elapsed' |
+        sed -u 's/^/    bazel: /' | if [[ ${E2E_PROGRESS:-0} == 1 ]]; then cat; else cat > /dev/null; fi
+    rc=${PIPESTATUS[0]}
+    if ((rc != 0)); then
         tail -n 20 "$W/logs/bazel-build.log" >&2
         die_e2e "bazel build failed (log: $W/logs/bazel-build.log)"
-    }
+    fi
     # Not the bazel-bin symlink: it follows whichever configuration was built last.
     local bin
     bin=$(cd "$REPO" && bazel info --config=musl -c opt bazel-bin 2> /dev/null)/provision/rdma-provision
