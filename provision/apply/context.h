@@ -82,5 +82,7 @@ Outcome exec_verify_peer(ApplyContext& ctx, const Action& a, const VerifyPeer& p
 
 // An object rd.rdma.required=1 needs (apply/require.cc)
 Outcome exec_require(ApplyContext& ctx, const Action& a, const Require& p);
+// sysfs (apply/check_link.cc): the link against what the fabric expects
+Outcome exec_check_link(ApplyContext& ctx, const Action& a, const CheckLink& p);
 
 }  // namespace rp

@@ -36,6 +36,7 @@ constexpr std::array<ExecutorEntry, kActionKinds> kExecutors = {{
     {ActionKind::kVerifyPort, run<VerifyPort, exec_verify_port>, nullptr},
     {ActionKind::kVerifyPeer, run<VerifyPeer, exec_verify_peer>, nullptr},
     {ActionKind::kRequire, run<Require, exec_require>, nullptr},
+    {ActionKind::kCheckLink, run<CheckLink, exec_check_link>, nullptr},
 }};
 
 constexpr bool rows_in_kind_order() {

@@ -83,6 +83,12 @@ enum class PortState {
 PortState parse_port_state(std::string_view sysfs_value);
 std::string_view to_string(PortState s);
 
+// The words of a port's physical state as core/sysfs.c phys_state_to_str names them
+// (phys_state_show: "%u: %s", "5: LinkUp"), in the order of their numbers 1..7.
+inline constexpr std::string_view kPhysStateWords[] = {
+    "Sleep",  "Polling",           "Disabled", "PortConfigurationTraining",
+    "LinkUp", "LinkErrorRecovery", "Phy Test"};
+
 enum class LinkLayer { kUnknown, kInfiniBand, kEthernet };
 LinkLayer parse_link_layer(std::string_view s);
 std::string_view to_string(LinkLayer l);

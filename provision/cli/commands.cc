@@ -17,9 +17,10 @@ namespace rp {
 const std::vector<Command>& command_table() {
   static const std::vector<Command> kCommands = {
       {"status",
-       {"--root", "--json"},
+       {"--root", "inputs", "--json"},
        cmd_status,
-       "RDMA devices, ports, mlx4 port types and network links, as they are now"},
+       "RDMA devices, ports, mlx4 port types and network links, as they are now, and each "
+       "link against what the fabric expects (rd.rdma.expect)"},
       {"check",
        {"--root", "inputs", "--drivers", "--network-manager", "--json"},
        cmd_check,
@@ -111,7 +112,7 @@ std::string option_synopsis(const OptionSpec& s) {
   return std::string(s.name) + (s.value.empty() ? "" : " " + std::string(s.value));
 }
 
-// "status [--root DIR] [--json]"
+// "status [--root DIR] [inputs] [--json]"
 std::string synopsis(const Command& c) {
   std::string out(c.name);
   for (auto n : c.options) {

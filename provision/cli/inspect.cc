@@ -13,8 +13,30 @@
 #include "provision/report/effective.h"
 #include "provision/report/status.h"
 #include "provision/resolve/concerns.h"
+#include "provision/resolve/node_table.h"
 
 namespace rp {
+
+namespace {
+
+// The links the configuration expects (rd.rdma.expect), against what the inventory shows
+// now; nothing when the inputs are invalid (`check` says why) or expect nothing.
+LinkHealthMap link_health(const Root& root, const Options& o, const Inventory& inv) {
+  LinkHealthMap out;
+  Inputs in = load_inputs(root, o.inputs);
+  if (!in.diag.ok() || in.config.expect.empty()) return out;
+  in.config = resolve_node_table(inv, in.config);
+  const Plan plan = make_plan(in.config, inv);
+  for (const auto& a : plan.actions) {
+    if (a.kind() != ActionKind::kCheckLink) continue;
+    const auto& c = a.get<CheckLink>();
+    out[{c.device, c.port}] = {c.want.str(),
+                               link_mismatches(c.want, found_in(inv, c.device, c.port))};
+  }
+  return out;
+}
+
+}  // namespace
 
 int cmd_status(const Options& o) {
   Root root(o.root);
@@ -22,7 +44,8 @@ int cmd_status(const Options& o) {
   Inventory inv = discover(root, Detail::kFull);
   // The DCB of the interfaces under RoCE ports (trust, PFC, the RoCE ToS's priority).
   if (root.is_live()) discover_dcb(inv, kernel_dcb(), roce_interfaces(inv));
-  print(o.json ? status_json(inv) : status_text(inv));
+  const LinkHealthMap health = link_health(root, o, inv);
+  print(o.json ? status_json(inv, health) : status_text(inv, health));
   return kExitOk;
 }
 

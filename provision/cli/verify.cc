@@ -22,10 +22,10 @@
 #include "provision/inventory/inventory.h"
 #include "provision/kernel/files.h"
 #include "provision/kernel/rtnl.h"
-#include "provision/resolve/node_table.h"
 #include "provision/plan/plan.h"
 #include "provision/report/handoff.h"
 #include "provision/report/metrics.h"
+#include "provision/resolve/node_table.h"
 #include "provision/verify/check.h"
 #include "provision/verify/listen_policy.h"
 

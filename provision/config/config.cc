@@ -108,6 +108,19 @@ const Source& DcbSetting::source() const {
   return kNone;
 }
 
+const Source& ExpectSetting::source() const {
+  static const Source kNone;
+  if (rate) return rate->source;
+  if (width) return width->source;
+  if (link_layer) return link_layer->source;
+  if (phys_state) return phys_state->source;
+  if (sm) return sm->source;
+  if (fw) return fw->source;
+  if (pcie_speed) return pcie_speed->source;
+  if (pcie_width) return pcie_width->source;
+  return kNone;
+}
+
 std::string Config::row_name(const NodeEntry& e) const {
   if (e.name.empty()) return "";
   for (const auto& [name, key] : names) {

@@ -53,6 +53,8 @@ struct Config {
   std::map<std::pair<RdmaSelector, unsigned>, RoceSetting> roce;
   std::map<std::string, SoftLink> soft_links;  // netdev -> rxe/siw link
   std::map<std::string, DcbSetting> dcb;       // interface (its final name) -> DCB
+  // (device, port or 0: the device, or every port) -> the link the fabric expects.
+  std::map<std::pair<RdmaSelector, unsigned>, ExpectSetting> expect;
   std::map<std::string, std::vector<AddressSetting>> addresses;  // ifname -> addresses
   std::map<std::string, std::vector<RouteSetting>> routes;       // ifname -> routes
 

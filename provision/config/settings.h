@@ -153,6 +153,27 @@ struct RoceSetting {
   std::optional<Sourced<unsigned>> tos;
 };
 
+// The link the fabric expects of a port, or of an HCA (rd.rdma.expect, [expect
+// <device>[/<port>]]): checked once the ports are up (plan/expect.cc); each optional,
+// what is not given is not checked. Values as the kernel shows them: rate in tenths of
+// Gb/s and width in lanes (core/sysfs.c rate_show), the PCIe link in tenths of GT/s and
+// lanes (pci-sysfs.c current_link_speed_show, current_link_width_show).
+struct ExpectSetting {
+  std::optional<Sourced<unsigned>> rate;   // 4000: "400 Gb/sec"
+  std::optional<Sourced<unsigned>> width;  // 1, 2, 4, 8, 12
+  std::optional<Sourced<LinkLayer>> link_layer;
+  std::optional<Sourced<std::string>> phys_state;  // phys_state_to_str's word: "LinkUp"
+  std::optional<Sourced<bool>> sm;                 // a subnet manager configured the port
+  std::optional<Sourced<std::string>> fw;          // fw_ver, exactly
+  // The PCIe link: a value, or 0 for "max" (what the device and the slot allow:
+  // max_link_speed, max_link_width).
+  std::optional<Sourced<unsigned>> pcie_speed;  // 160: "16.0 GT/s PCIe"
+  std::optional<Sourced<unsigned>> pcie_width;  // 16: "x16"
+  bool port_keys() const { return rate || width || link_layer || phys_state || sm; }
+  bool device_keys() const { return fw || pcie_speed || pcie_width; }
+  const Source& source() const;  // of the first setting given
+};
+
 struct SoftLink {
   SoftKind kind = SoftKind::kRxe;
   std::string name;  // empty: <kind><N> chosen by the plan

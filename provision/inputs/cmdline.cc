@@ -178,6 +178,23 @@ void read_roce(const Arg& a) {
   if (tos) r.tos = Sourced<unsigned>{*tos, a.where};
 }
 
+// rd.rdma.expect=<device|*>[/<port>]:<key>=<value>[,<key>=<value>...]: the keys of
+// [expect <device>[/<port>]]. The device part ends as rd.rdma.roce's does (no key starts
+// with a hex digit).
+void read_expect(const Arg& a) {
+  const auto v = a.value();
+  const size_t end = roce_device_end(v);
+  if (end == std::string_view::npos || end + 1 == v.size()) return a.bad_form();
+  auto target = parse_roce_target(v.substr(0, end), a.where, a.diag);
+  if (!target) return;
+  ExpectSetting& s = a.cfg.expect[*target];
+  for (auto kv : split(v.substr(end + 1), ',')) {
+    const size_t eq = kv.find('=');
+    if (eq == std::string_view::npos) return a.bad_form();
+    set_expect_key(s, kv.substr(0, eq), kv.substr(eq + 1), a.where, a.diag);
+  }
+}
+
 void read_soft(const Arg& a, SoftKind kind) {
   auto f = split(a.value(), ':');
   if (f.size() > 2) return a.bad_form();
@@ -223,6 +240,7 @@ constexpr Known kKnown[] = {
      read_roce, false},
     {"rd.rdma.rxe", "<netdev>[:<name>]", read_rxe, false},
     {"rd.rdma.dcb", "<ifname>:<key>=<value>[,<key>=<value>...]", read_dcb, false},
+    {"rd.rdma.expect", "<device|*>[/<port>]:<key>=<value>[,<key>=<value>...]", read_expect, false},
     {"rd.rdma.siw", "<netdev>[:<name>]", read_siw, false},
     {"rd.rdma.wait", "<all|none|<device>/<port>|netdev-<if>|<ifname>>[,...]", read_wait, false},
     {"rd.rdma.timeout", "<seconds>", read_timeout, false},

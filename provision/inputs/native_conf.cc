@@ -23,7 +23,7 @@ struct Parser {
   bool section_ok = false;  // its header is valid: its keys are read
   std::string name;         // [module], [ipoib], [name], [rxe], [siw], [address]
   PciAddress pci;           // [mlx4]
-  std::pair<RdmaSelector, unsigned> roce_target;  // [roce]
+  std::pair<RdmaSelector, unsigned> roce_target;  // [roce], [expect]
   std::pair<std::string, uint16_t> pkey;          // [pkey]
 
   void error(const std::string& what) { diag.error(where, what); }
@@ -101,6 +101,7 @@ constexpr Section kSections[] = {
     {"siw", "[siw <netdev>]", 1, open_soft<SoftKind::kSiw>},
     {"address", "[address <ifname>]", 1, open_ifname},
     {"dcb", "[dcb <ifname>]", 1, open_ifname},
+    {"expect", "[expect <ibdev|pci-<bdf>|guid-<guid>|netdev-<if>|*>[/<port>]]", 1, open_roce},
     {"nodes", "[nodes]", 0, no_args},
 };
 
@@ -124,6 +125,10 @@ void put(const Parser& p, std::optional<T> v, std::optional<Sourced<T>>& out) {
 
 using P = Parser&;
 using V = std::string_view;
+
+void expect_key(P p, std::string_view key, V v) {
+  set_expect_key(p.cfg.expect[p.roce_target], key, v, p.where, p.diag);
+}
 
 constexpr Key kKeys[] = {
     {"general", "enabled", [](P p, V v) { put(p, parse_bool(v, p.where, p.diag), p.cfg.enabled); }},
@@ -198,6 +203,14 @@ constexpr Key kKeys[] = {
      [](P p, V v) { set_dcb_key(p.cfg.dcb[p.name], "prio_tc", v, p.where, p.diag); }},
     {"dcb", "dscp_prio",
      [](P p, V v) { set_dcb_key(p.cfg.dcb[p.name], "dscp_prio", v, p.where, p.diag); }},
+    {"expect", "rate", [](P p, V v) { expect_key(p, "rate", v); }},
+    {"expect", "width", [](P p, V v) { expect_key(p, "width", v); }},
+    {"expect", "link_layer", [](P p, V v) { expect_key(p, "link_layer", v); }},
+    {"expect", "phys_state", [](P p, V v) { expect_key(p, "phys_state", v); }},
+    {"expect", "sm", [](P p, V v) { expect_key(p, "sm", v); }},
+    {"expect", "fw", [](P p, V v) { expect_key(p, "fw", v); }},
+    {"expect", "pcie_speed", [](P p, V v) { expect_key(p, "pcie_speed", v); }},
+    {"expect", "pcie_width", [](P p, V v) { expect_key(p, "pcie_width", v); }},
     {"rxe", "name", read_soft_name<SoftKind::kRxe>},
     {"siw", "name", read_soft_name<SoftKind::kSiw>},
     {"address", "address",

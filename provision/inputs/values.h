@@ -101,6 +101,15 @@ std::optional<std::map<uint8_t, uint8_t>> parse_dcb_dscp_prio(std::string_view s
 void set_dcb_key(DcbSetting& s, std::string_view key, std::string_view value, const Source& where,
                  Diagnostics& d);
 
+// ---- Expected link (expect_values.cc) ------------------------------------------------------
+
+// The keys of an expected link (rd.rdma.expect, [expect <device>[/<port>]]).
+inline constexpr std::string_view kExpectKeys[] = {"rate", "width", "link_layer", "phys_state",
+                                                   "sm",   "fw",    "pcie_speed", "pcie_width"};
+// One key of an expected link into `s`; an unknown key is an error naming the known.
+void set_expect_key(ExpectSetting& s, std::string_view key, std::string_view value,
+                    const Source& where, Diagnostics& d);
+
 // ---- Addresses and lists -----------------------------------------------------------------
 
 std::optional<IpAddress> parse_ip_address(std::string_view s, const Source& where, Diagnostics& d);

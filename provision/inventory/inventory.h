@@ -48,6 +48,9 @@ struct RdmaDevice {
   std::string node_type;  // "1: CA", "4: RNIC" (core/sysfs.c node_type_show)
   std::optional<PortGuid> node_guid, sys_image_guid;
   std::string fw_ver, board_id, hca_type;
+  // The PCI function's link as pci-sysfs.c shows it ("8.0 GT/s PCIe", "16"): what it
+  // trained at and the most the device and slot allow; "" where absent (status only).
+  std::string pcie_speed, pcie_width, pcie_max_speed, pcie_max_width;
   std::optional<PciAddress> pci;
   // Soft devices (rxe, siw): the netdev they sit on. rxe says so in its `parent` file; siw
   // has none, and is known by its node_desc (SIW_NODE_DESC_COMMON, rdma/siw-abi.h) and

@@ -23,15 +23,15 @@ static_assert(
         kAt<ActionKind::kAddAddress, AddAddress> && kAt<ActionKind::kAddRoute, AddRoute> &&
         kAt<ActionKind::kWaitPort, WaitPort> && kAt<ActionKind::kWaitLink, WaitLink> &&
         kAt<ActionKind::kVerifyPort, VerifyPort> && kAt<ActionKind::kVerifyPeer, VerifyPeer> &&
-        kAt<ActionKind::kRequire, Require>,
+        kAt<ActionKind::kRequire, Require> && kAt<ActionKind::kCheckLink, CheckLink>,
     "ActionKind and ActionParams list the kinds in the same order");
 
 // The names plan, report, state file and logs use, indexed by ActionKind.
 constexpr std::array<std::string_view, kActionKinds> kNames = {
-    "load-module", "reload-module", "port-type",   "port-mtu",   "soft-link", "rename",
-    "roce-mode",   "roce-tos",      "pkey-child",  "ipoib-mode", "mtu",       "dcb-ets",
-    "dcb-pfc",     "dcb-app",       "link-up",     "address",    "route",     "wait-port",
-    "wait-link",   "verify-port",   "verify-peer", "require",
+    "load-module", "reload-module", "port-type",   "port-mtu",   "soft-link",  "rename",
+    "roce-mode",   "roce-tos",      "pkey-child",  "ipoib-mode", "mtu",        "dcb-ets",
+    "dcb-pfc",     "dcb-app",       "link-up",     "address",    "route",      "wait-port",
+    "wait-link",   "verify-port",   "verify-peer", "require",    "check-link",
 };
 
 struct Text {
@@ -108,6 +108,9 @@ Text text(const VerifyPort& p) {
   return {port_of(p.device, p.port), "RC loopback" + how};
 }
 Text text(const VerifyPeer& p) { return {p.shown(), "RDMA connection, write and round trips"}; }
+Text text(const CheckLink& p) {
+  return {p.port ? port_of(p.device, p.port) : p.device, p.want.str()};
+}
 Text text(const Require& p) { return {p.noun + " " + p.wanted, "present (" + p.what + ")"}; }
 
 Text text_of(const ActionParams& params) {

@@ -17,6 +17,7 @@
 
 #include "provision/base/types.h"
 #include "provision/config/config.h"
+#include "provision/plan/link_check.h"
 
 namespace rp {
 
@@ -165,10 +166,19 @@ struct Require {
 };
 
 // The order of the alternatives is the order of ActionKind (checked in action.cc).
-using ActionParams = std::variant<LoadModule, ReloadModule, SetPortType, SetPortMtu, CreateSoftLink,
-                                  Rename, SetRoceMode, SetRoceTos, CreatePkeyChild, SetIpoibMode,
-                                  SetMtu, SetDcbEts, SetDcbPfc, SetDcbApps, LinkUp, AddAddress,
-                                  AddRoute, WaitPort, WaitLink, VerifyPort, VerifyPeer, Require>;
+// The link of a port (port != 0) or of an HCA (port 0: firmware, PCIe link) against what
+// the fabric expects (rd.rdma.expect, plan/expect.cc), read once the ports are up.
+struct CheckLink {
+  std::string device;
+  unsigned port = 0;
+  ExpectedLink want;
+};
+
+using ActionParams =
+    std::variant<LoadModule, ReloadModule, SetPortType, SetPortMtu, CreateSoftLink, Rename,
+                 SetRoceMode, SetRoceTos, CreatePkeyChild, SetIpoibMode, SetMtu, SetDcbEts,
+                 SetDcbPfc, SetDcbApps, LinkUp, AddAddress, AddRoute, WaitPort, WaitLink,
+                 VerifyPort, VerifyPeer, Require, CheckLink>;
 
 enum class ActionKind {
   kLoadModule,
@@ -193,6 +203,7 @@ enum class ActionKind {
   kVerifyPort,
   kVerifyPeer,
   kRequire,
+  kCheckLink,
 };
 constexpr size_t kActionKinds = std::variant_size_v<ActionParams>;
 std::string_view to_string(ActionKind k);  // "load-module", "port-type", ...

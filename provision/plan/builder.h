@@ -144,6 +144,7 @@ void plan_links_up(PlanBuilder& b);       // plan/network.cc: links up
 void plan_addresses(PlanBuilder& b);      // plan/network.cc: addresses and routes
 void plan_waits(PlanBuilder& b);          // plan/waits.cc: rd.rdma.wait
 void plan_verify(PlanBuilder& b);         // plan/verify.cc: rd.rdma.verify=ports
+void plan_expect(PlanBuilder& b);         // plan/expect.cc: rd.rdma.expect
 
 // A link-up action for `ifname` (plan/network.cc): the one planned already, a new one when
 // the interface is down or does not exist yet, none when it is up.

@@ -29,6 +29,7 @@ void build(PlanBuilder& b) {
   plan_addresses(b);
   plan_waits(b);
   plan_verify(b);
+  plan_expect(b);
 }
 
 }  // namespace

@@ -153,4 +153,9 @@ std::string renamed_devices_warning(const Inventory& inv, const std::string& wha
          "name";
 }
 
+int specificity(const std::pair<RdmaSelector, unsigned>& k) {
+  if (k.first.by == RdmaSelector::By::kAll) return k.second ? 1 : 0;
+  return k.second || k.first.by == RdmaSelector::By::kNetdev ? 3 : 2;
+}
+
 }  // namespace rp

@@ -2,6 +2,7 @@
 // what to say when a device named by its name is absent because rdma-core renamed it.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,6 +27,23 @@ struct SelectedDevice {
 // says so.
 std::vector<SelectedDevice> select_rdma(const PlanBuilder& b, const RdmaSelector& sel,
                                         std::string* how);
+
+// Where a setting keyed by (device selector, port; 0 every port) stands among others of
+// its kind: "*" 0, "*"/port 1, a device 2, one port of one (or a netdev- selector) 3. A
+// more specific setting is applied later and refines a general one (RoCE defaults,
+// expected links).
+int specificity(const std::pair<RdmaSelector, unsigned>& k);
+// The keys of `m` from the most general to the most specific, in map order within each
+// rank (four passes: the order of a stable sort, without instantiating one per map).
+template <typename S>
+std::vector<const std::pair<const std::pair<RdmaSelector, unsigned>, S>*> by_specificity(
+    const std::map<std::pair<RdmaSelector, unsigned>, S>& m) {
+  std::vector<const std::pair<const std::pair<RdmaSelector, unsigned>, S>*> out;
+  for (int rank = 0; rank < 4; ++rank)
+    for (const auto& e : m)
+      if (specificity(e.first) == rank) out.push_back(&e);
+  return out;
+}
 
 // The soft device this plan creates on interface `ifname` (by the name it has now or is
 // given by this plan's renames), if any: what a netdev- selector means before it exists.

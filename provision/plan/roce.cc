@@ -111,15 +111,9 @@ void plan_roce(PlanBuilder& b) {
   std::map<PortKey, Sourced<unsigned>> toses;
   std::map<PortKey, PortRef> refs;
   // "*" first, then a device, then one port of it: the more specific setting wins.
-  auto rank = [](const std::pair<RdmaSelector, unsigned>& k) {
-    if (k.first.by == RdmaSelector::By::kAll) return k.second ? 1 : 0;
-    return k.second || k.first.by == RdmaSelector::By::kNetdev ? 3 : 2;
-  };
-  std::vector<std::pair<std::pair<RdmaSelector, unsigned>, const RoceSetting*>> order;
-  for (const auto& [k, s] : b.cfg.roce) order.push_back({k, &s});
-  std::stable_sort(order.begin(), order.end(),
-                   [&](const auto& x, const auto& y) { return rank(x.first) < rank(y.first); });
-  for (const auto& [k, s] : order) {
+  for (const auto* e : by_specificity(b.cfg.roce)) {
+    const auto& k = e->first;
+    const RoceSetting* s = &e->second;
     const std::string src = s->mode ? s->mode->source.str() : s->tos ? s->tos->source.str() : "";
     auto ports = roce_ports(b, k.first, k.second, src);
     if (ports.empty()) {

@@ -131,6 +131,31 @@ void interfaces(const Config& c, Out& o) {
     if (s.prio_tc) o.add(sec, "prio_tc", pairs(s.prio_tc->value), s.prio_tc->source);
     if (s.dscp_prio) o.add(sec, "dscp_prio", pairs(s.dscp_prio->value), s.dscp_prio->source);
   }
+  for (const auto& [key, s] : c.expect) {
+    // As [expect] reads them back: tenths as a decimal, 0 as "max".
+    const std::string sec =
+        "expect " + key.first.str() + (key.second ? "/" + std::to_string(key.second) : "");
+    auto tenths = [](unsigned v) {
+      return std::to_string(v / 10) + (v % 10 ? "." + std::to_string(v % 10) : "");
+    };
+    auto or_max = [](unsigned v, const std::string& text) { return v ? text : "max"; };
+    if (s.rate) o.add(sec, "rate", tenths(s.rate->value), s.rate->source);
+    if (s.width) o.add(sec, "width", std::to_string(s.width->value) + "x", s.width->source);
+    if (s.link_layer) {
+      o.add(sec, "link_layer", std::string(to_string(s.link_layer->value)), s.link_layer->source);
+    }
+    if (s.phys_state) o.add(sec, "phys_state", s.phys_state->value, s.phys_state->source);
+    if (s.sm) o.add(sec, "sm", s.sm->value ? "yes" : "no", s.sm->source);
+    if (s.fw) o.add(sec, "fw", s.fw->value, s.fw->source);
+    if (s.pcie_speed) {
+      o.add(sec, "pcie_speed", or_max(s.pcie_speed->value, tenths(s.pcie_speed->value)),
+            s.pcie_speed->source);
+    }
+    if (s.pcie_width) {
+      o.add(sec, "pcie_width", or_max(s.pcie_width->value, std::to_string(s.pcie_width->value)),
+            s.pcie_width->source);
+    }
+  }
   for (const auto& [ifname, list] : c.addresses)
     for (const auto& a : list) o.add("address " + ifname, "address", a.prefix.str(), a.source);
   for (const auto& [ifname, list] : c.routes) {

@@ -112,6 +112,17 @@ std::string metrics_text(int exit_code, const Config& cfg, const Plan& plan,
                  label("object", a.object()),
              report->outcomes[i].kind == OutcomeKind::kChecked ? 1 : 0);
   }
+  w.family("rdma_provision_link_expected", "gauge",
+           "The links checked against what the fabric expects (rd.rdma.expect): 1 as "
+           "expected, 0 degraded or not checked; port 0 is the HCA (firmware, PCIe link).");
+  for (size_t i = 0; report && i < plan.actions.size() && i < report->outcomes.size(); ++i) {
+    const Action& a = plan.actions[i];
+    if (a.kind() != ActionKind::kCheckLink) continue;
+    const auto& c = a.get<CheckLink>();
+    w.sample(label("device", c.device) + "," + label("port", std::to_string(c.port)) + "," +
+                 label("expected", c.want.str()),
+             static_cast<int>(report->outcomes[i].kind == OutcomeKind::kChecked));
+  }
   w.family("rdma_provision_port_roce_mode", "gauge",
            "Default RoCE mode of each port in the rdma_cm configfs (1 for the mode it has).");
   for (const auto& d : after.rdma) {

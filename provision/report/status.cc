@@ -59,9 +59,30 @@ std::string port_state_word(const Inventory& inv, const std::string& dir, const 
   return std::string(to_string(p.state)) + (phys.empty() ? "" : "/" + phys);
 }
 
+// A link's health under its device or port line: "degraded: <difference>; ..." or what
+// was expected, as expected; in JSON, null where nothing is expected.
+void print_health(Printer& o, const LinkHealthMap& health, const std::string& dev, unsigned port,
+                  const char* indent) {
+  auto it = health.find({dev, port});
+  if (it == health.end()) {
+    o.json("expected", std::optional<bool>());
+    return;
+  }
+  const LinkHealth& h = it->second;
+  o.open_object("expected").json("wanted", h.expected).json("as_expected", h.differences.empty());
+  o.open_array("differences");
+  for (const auto& d : h.differences) o.item(d);
+  o.close_array().close_object();
+  if (h.differences.empty()) {
+    o.text(std::string(indent) + "as expected: " + h.expected + "\n");
+  } else {
+    o.text(std::string(indent) + "degraded: " + join(h.differences, "; ") + "\n");
+  }
+}
+
 // The walk both forms come from (base/print.h): text like ibstat + ibdev2netdev, JSON
 // with every field the text shows and the raw values behind it.
-void print_status(Printer& o, const Inventory& inv) {
+void print_status(Printer& o, const Inventory& inv, const LinkHealthMap& health) {
   o.open_object();
   o.text(inv.rdma.empty() ? std::string("no RDMA devices\n")
                           : "RDMA devices (" + std::to_string(inv.rdma.size()) + "):\n");
@@ -79,6 +100,14 @@ void print_status(Printer& o, const Inventory& inv) {
     o.any("node_guid", d.node_guid ? std::optional(d.node_guid->str()) : std::nullopt,
           "  node_guid " + shown(inv, dev + "/node_guid", opt_guid(d.node_guid)) + "\n");
     o.json("hca_type", d.hca_type).json("seen_by_verbs", d.seen_by_verbs);
+    // The PCI function's link (pci-sysfs.c), where it has one.
+    o.json("pcie_speed", d.pcie_speed).json("pcie_width", d.pcie_width);
+    o.json("pcie_max_speed", d.pcie_max_speed).json("pcie_max_width", d.pcie_max_width);
+    if (!d.pcie_speed.empty() || !d.pcie_width.empty()) {
+      o.text("    PCIe " + or_dash(d.pcie_speed) + " x" + or_dash(d.pcie_width) + " (of " +
+             or_dash(d.pcie_max_speed) + " x" + or_dash(d.pcie_max_width) + ")\n");
+    }
+    print_health(o, health, d.name, 0, "    ");
     o.open_array("ports");
     for (const auto& p : d.ports) {
       const std::string dir = dev + "/ports/" + std::to_string(p.num);
@@ -113,6 +142,7 @@ void print_status(Printer& o, const Inventory& inv) {
       // DCB of the port's interface: null where it was not read or the driver has none.
       const NetDev* n = inv.find_netdev(p.netdev);
       if (roce && n) o.text(dcb_line(*n, p));
+      print_health(o, health, d.name, p.num, "      ");
       if (n && n->dcb && p.link_layer == LinkLayer::kEthernet) {
         const auto prio = n->dcb->roce_priority(p.cm_roce_tos.value_or(0));
         o.open_object("dcb").json("trust", to_string(n->dcb->effective_trust()));
@@ -199,15 +229,15 @@ void print_status(Printer& o, const Inventory& inv) {
 
 }  // namespace
 
-std::string status_text(const Inventory& inv) {
+std::string status_text(const Inventory& inv, const LinkHealthMap& health) {
   Printer o(Printer::Mode::kText);
-  print_status(o, inv);
+  print_status(o, inv, health);
   return o.str();
 }
 
-std::string status_json(const Inventory& inv) {
+std::string status_json(const Inventory& inv, const LinkHealthMap& health) {
   Printer o(Printer::Mode::kJson);
-  print_status(o, inv);
+  print_status(o, inv, health);
   return o.str();
 }
 

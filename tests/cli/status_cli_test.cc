@@ -55,6 +55,37 @@ TEST(StatusCli, JsonOnAFixtureIsValidAndMatchesTheText) {
   EXPECT_TRUE(child);
 }
 
+// The links against what the fabric expects: the node's own inputs (here on the command
+// line), the port that trained at EDR on an NDR fabric named with what it found, the HCA's
+// PCIe link as expected; the same in JSON.
+TEST(StatusCli, ALinkBelowWhatTheFabricExpectsIsShownDegraded) {
+  std::string root = testing::unpack_fixture("cx5-ib");
+  const std::string args = " --root " + root +
+                           " --cmdline-string 'rd.rdma.expect=*:rate=400,width=4x,sm=yes "
+                           "rd.rdma.expect=mlx5_0:fw=16.35.2000,pcie_width=max'";
+  int st = -1;
+  std::string out = testing::run(testing::tool_binary() + " status" + args, &st);
+  ASSERT_EQ(st, 0) << out;
+  EXPECT_NE(out.find("    PCIe 8.0 GT/s PCIe x16 (of 8.0 GT/s PCIe x16)\n"
+                     "    as expected: firmware 16.35.2000, PCIe max_link_width\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("==> ib0\n      degraded: rate 100 Gb/sec (4X EDR), expected 400 Gb/sec\n"),
+            std::string::npos)
+      << out;
+  out = testing::run(testing::tool_binary() + " status --json" + args, &st);
+  ASSERT_EQ(st, 0) << out;
+  auto j = nlohmann::json::parse(out);
+  const auto& port = j["rdma_devices"][0]["ports"][0]["expected"];
+  EXPECT_EQ(port["as_expected"], false);
+  EXPECT_EQ(port["differences"][0], "rate 100 Gb/sec (4X EDR), expected 400 Gb/sec");
+  EXPECT_EQ(j["rdma_devices"][0]["expected"]["as_expected"], true);
+  EXPECT_EQ(j["rdma_devices"][0]["pcie_max_width"], "16");
+  // Without an expectation: nothing said, null in JSON.
+  out = testing::run(testing::tool_binary() + " status --json --root " + root, &st);
+  EXPECT_TRUE(nlohmann::json::parse(out)["rdma_devices"][0]["ports"][0]["expected"].is_null());
+}
+
 TEST(StatusCli, EveryFixtureShowsItsDevicesPortsAndLinks) {
   struct Want {
     const char* fixture;

@@ -58,6 +58,8 @@ TEST(NativeConf, DocumentedExampleIsValidAndCoversEverySection) {
   EXPECT_EQ(c.routes.at("storage0")[0].gateway.str(), "10.10.0.1");
   EXPECT_EQ(c.nodes_by_guid.size(), 2u);
   EXPECT_EQ(c.nodes_by_mac.size(), 1u);
+  EXPECT_EQ(c.expect.at({RdmaSelector::all(), 0}).rate->value, 4000u);
+  EXPECT_EQ(c.expect.at({RdmaSelector::named("mlx5_0"), 0}).pcie_width->value, 0u);
 }
 
 TEST(NativeConf, EveryValueCarriesItsFileAndLine) {
@@ -119,7 +121,7 @@ INSTANTIATE_TEST_SUITE_P(
         Bad{"[gneral]\n", ":1: unknown section 'gneral' (did you mean 'general'?)"},
         Bad{"[interfaces]\n",
             ":1: unknown section 'interfaces' (known: general, modules, module, mlx4, pfc, roce, "
-            "ipoib, pkey, name, rxe, siw, address, dcb, nodes)"},
+            "ipoib, pkey, name, rxe, siw, address, dcb, expect, nodes)"},
         Bad{"[general]\ntimeout\n", ":2: line 'timeout' is not of the form key = value"},
         Bad{"[general]\n= 5\n", ":2: line '= 5' has no key before '='"},
         Bad{"[general]\ntimeout =\n", ":2: key 'timeout' has no value"},

@@ -147,6 +147,69 @@ TEST(OneParserPerValue, DcbSettingsFromTheCommandLineAndTheFile) {
   }
 }
 
+TEST(OneParserPerValue, ExpectedLinksFromTheCommandLineAndTheFile) {
+  // One parser per value (inputs/expect_values.cc) for rd.rdma.expect= and [expect X], in
+  // the forms the kernel prints: rate_show's "400 Gb/sec (4X NDR)", phys_state_show's
+  // words, pci_speed_string's "16.0 GT/s PCIe".
+  const Outcome c = read({cmdline,
+                          "rd.rdma.expect=*:rate=400,width=4x,link_layer=InfiniBand,"
+                          "phys_state=linkup,sm=yes rd.rdma.expect=pci-0000:3b:00.0:fw=28.39.1002,"
+                          "pcie_speed=16,pcie_width=max"});
+  const Outcome f = read({parse_native_conf,
+                          "[expect *]\nrate = 400\nwidth = 4X\nlink_layer = infiniband\n"
+                          "phys_state = LinkUp\nsm = yes\n[expect pci-0000:3b:00.0]\n"
+                          "fw = 28.39.1002\npcie_speed = 16.0 GT/s\npcie_width = max\n"});
+  for (const Outcome* o : {&c, &f}) {
+    EXPECT_EQ(o->errors, std::vector<std::string>{});
+    ASSERT_EQ(o->cfg.expect.size(), 2u);
+    const ExpectSetting& all = o->cfg.expect.at({RdmaSelector::all(), 0});
+    EXPECT_EQ(all.rate->value, 4000u);
+    EXPECT_EQ(all.width->value, 4u);
+    EXPECT_EQ(all.link_layer->value, LinkLayer::kInfiniBand);
+    EXPECT_EQ(all.phys_state->value, "LinkUp");
+    EXPECT_TRUE(all.sm->value);
+    const ExpectSetting& hca = o->cfg.expect.begin()->second.fw ? o->cfg.expect.begin()->second
+                                                                : o->cfg.expect.rbegin()->second;
+    EXPECT_EQ(hca.fw->value, "28.39.1002");
+    EXPECT_EQ(hca.pcie_speed->value, 160u);
+    EXPECT_EQ(hca.pcie_width->value, 0u);  // max
+  }
+  // SDR's half rates, a generation, a port of one device.
+  const Outcome odd = read({cmdline, "rd.rdma.expect=mlx4_0/2:rate=2.5,pcie_speed=gen3"});
+  EXPECT_EQ(odd.errors, std::vector<std::string>{});
+  const auto& o = odd.cfg.expect.at({RdmaSelector::named("mlx4_0"), 2});
+  EXPECT_EQ(o.rate->value, 25u);
+  EXPECT_EQ(o.pcie_speed->value, 80u);
+  const struct {
+    const char* value;
+    const char* message;
+  } kBad[] = {
+      {"rate=fast",
+       "rate 'fast' is not a rate in Gb/s as rate_show prints it (400, 200, 100, "
+       "56, 2.5)"},
+      {"rate=2.7",
+       "rate '2.7' is not a rate in Gb/s as rate_show prints it (400, 200, 100, "
+       "56, 2.5)"},
+      {"width=3x", "width '3x' is not one of 1x, 2x, 4x, 8x, 12x"},
+      {"link_layer=opa", "link layer 'opa' is not one of InfiniBand, Ethernet"},
+      {"phys_state=Up",
+       "physical state 'Up' is not one of Sleep, Polling, Disabled, "
+       "PortConfigurationTraining, LinkUp, LinkErrorRecovery, Phy Test"},
+      {"sm=maybe", "value 'maybe' is not a boolean (1/0, yes/no, on/off, true/false)"},
+      {"pcie_speed=12",
+       "PCIe speed '12' is not one of 2.5, 5, 8, 16, 32, 64 (GT/s), "
+       "gen1..gen6 or max"},
+      {"pcie_width=x3", "PCIe width 'x3' is not one of x1, x2, x4, x8, x12, x16, x32 or max"},
+      {"speed=400",
+       "unknown expect key 'speed' (known: rate, width, link_layer, phys_state, sm, "
+       "fw, pcie_speed, pcie_width)"},
+  };
+  for (const auto& b : kBad) {
+    const std::string text = std::string("rd.rdma.expect=mlx5_0/1:") + b.value;
+    EXPECT_EQ(read({cmdline, text.c_str()}).errors, std::vector<std::string>{b.message}) << text;
+  }
+}
+
 TEST(OneParserPerValue, NamesByPciFunctionOrRdmaPortFromTheCommandLineAndTheFile) {
   // One parser (parse_hw_key) for rd.rdma.name= and [name X] match =.
   const struct {

@@ -63,6 +63,10 @@ trust = dscp
 pfc = 3 4
 tc_bw = 0:50 3:50
 
+[expect mlx5_0/1]
+link_layer = InfiniBand
+sm = yes
+
 [address stor0]
 address = 10.10.1.1/16
 route = default via 10.10.0.1
@@ -79,7 +83,9 @@ Config merged(Diagnostics& d) {
       "rd.rdma.name=fab0:52:54:00:12:34:56 "
       "rd.rdma.wait=mlx5_0/1 ip=fab0:dhcp root=nfs:10.0.0.1:/srv/root "
       "rd.rdma.name=fab1:pci-0000:af:00.0/2 rd.rdma.name=fab2:mlx5_0/1 "
-      "ifname=mgmt0:52:54:00:00:00:01 rd.rdma.dcb=ens1f0np0:dscp_prio=26:3+46:5,prio_tc=3:3",
+      "ifname=mgmt0:52:54:00:00:00:01 rd.rdma.dcb=ens1f0np0:dscp_prio=26:3+46:5,prio_tc=3:3 "
+      "rd.rdma.expect=*:rate=2.5,width=1x,phys_state=LinkUp "
+      "rd.rdma.expect=mlx5_0:fw=16.35.2000,pcie_speed=max,pcie_width=16",
       cfg, d);
   return cfg;
 }
@@ -134,6 +140,10 @@ TEST(Effective, EveryValueNamesWhereItCameFrom) {
   EXPECT_NE(s.find("[dcb ens1f0np0] dscp_prio = 26:3 46:5  # cmdline: rd.rdma.dcb="),
             std::string::npos)
       << s;
+  // Expected links, in the forms [expect] reads back.
+  EXPECT_NE(s.find("[expect *] rate = 2.5  # cmdline: rd.rdma.expect=*:"), std::string::npos) << s;
+  EXPECT_NE(s.find("[expect mlx5_0] pcie_speed = max  # cmdline:"), std::string::npos) << s;
+  EXPECT_NE(s.find("[expect mlx5_0/1] sm = yes  # " + native), std::string::npos) << s;
   // dracut's parameters are shown, as read, and marked as not ours to set.
   std::string foreign;
   for (const auto& v : effective_values(cfg))
@@ -173,7 +183,8 @@ TEST(Effective, AnInvalidInputSaysWhatItLeavesUndone) {
             "[mlx4 0000:03:00.0], [pfc], [roce *], [roce mlx5_0/1], [ipoib ib0], "
             "[pkey ib0 0x0010], [pkey ib0 0x0020], [name fab0], [name fab1], [name fab2], [name "
             "ibfab0], [rxe eth1], "
-            "[siw eth2], [dcb ens1f0np0], [address stor0], 3 module loads");
+            "[siw eth2], [dcb ens1f0np0], [expect *], [expect mlx5_0], [expect mlx5_0/1], "
+            "[address stor0], 3 module loads");
   EXPECT_EQ(not_applied_summary(Config{}), "");
 }
 

@@ -153,6 +153,27 @@ TEST(Metrics, EachDataPathCheckIsASample) {
             0);
 }
 
+// rd.rdma.expect's checks, one sample per port or HCA: 1 as expected, 0 degraded.
+TEST(Metrics, EachExpectedLinkIsASample) {
+  Plan plan;
+  ExpectedLink rate;
+  rate.rate = 4000;
+  ExpectedLink pcie;
+  pcie.pcie_width = 0;
+  plan.actions.emplace_back(CheckLink{"mlx5_0", 1, rate}, "not checked", "cmdline");
+  plan.actions.emplace_back(CheckLink{"mlx5_0", 0, pcie}, "not checked", "cmdline");
+  ApplyReport report;
+  report.outcomes = {Outcome::failed(make_error("mlx5_0/1", "degraded: rate ...")),
+                     Outcome::checked("PCIe 16.0 GT/s PCIe x16: as expected")};
+  auto samples = read_exposition(metrics_text(1, Config{}, plan, &report, Inventory{}, 1700000000));
+  EXPECT_EQ(value_of(samples, "rdma_provision_link_expected",
+                     {{"device", "mlx5_0"}, {"port", "1"}, {"expected", "400 Gb/sec"}}),
+            0);
+  EXPECT_EQ(value_of(samples, "rdma_provision_link_expected",
+                     {{"device", "mlx5_0"}, {"port", "0"}, {"expected", "PCIe max_link_width"}}),
+            1);
+}
+
 // The binary on a fixture: every family, the run's figures, and the file replaced whole.
 TEST(MetricsCli, ApplyWritesTheOutcomeForTheTextfileCollector) {
   const std::string root = testing::unpack_fixture("rxe-virtio");
