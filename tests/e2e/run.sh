@@ -141,7 +141,17 @@ scenario_boot() {  # IMAGE [MORE ARGS]: shared by 1, 2 and 7: the full boot with
         "... with the port's state"
 }
 
-scenario_1-shell-init() { scenario_boot client-shell; }
+scenario_1-shell-init() {
+    # Also the link the fabric expects (rd.rdma.expect): Soft-RoCE on a virtio NIC of
+    # unknown speed is 2.5 Gb/sec (1X SDR) (ib_get_eth_speed: 1000 Mb/s and below is one
+    # SDR lane), read from the real kernel's rate file.
+    local log=$RUN_DIR/client.log
+    scenario_boot client-shell "rd.rdma.expect=rxe0/1:rate=2.5,width=1x,link_layer=Ethernet,phys_state=LinkUp"
+    check_line "$log" 'rdma-provision: checked +check-link rxe0/1: .* -> 2\.5 Gb/sec, 1X, Ethernet, LinkUp .*2\.5 Gb/sec \(1X SDR\), Ethernet, LinkUp: as expected' \
+        "the port's link read from the kernel as the fabric expects it (check-link)"
+    check_line "$log" 'NFSROOT: metrics \| rdma_provision_link_expected\{device="rxe0",port="1",expected="2\.5 Gb/sec, 1X, Ethernet, LinkUp"\} 1' \
+        "... and counted in the real root's metrics"
+}
 
 systemd_apply_checks() {  # the systemd unit's apply (2, 7): no settle of the whole machine
     local log=$RUN_DIR/client.log
