@@ -13,6 +13,7 @@ without saying so.
 """
 
 import os
+import re
 import sys
 
 KEYS = ("file", "from", "to", "tests", "why", "equivalent")
@@ -93,7 +94,28 @@ def check(path, root):
         m["targets"] = targets_of(m, targets)
         if not m["targets"]:
             fail(f"{where}: no test targets (no 'tests' and no 'targets' line for {m['file']})")
+        for t in m["targets"]:
+            if not target_exists(root, t):
+                fail(f"{where}: test target {t} is declared in no BUILD.bazel (moved?)")
+    for _, ts in targets:
+        for t in ts:
+            if not target_exists(root, t):
+                fail(f"{path}: 'targets' names {t}, which no BUILD.bazel declares (moved?)")
     return mutants
+
+
+def target_exists(root, label):
+    """//pkg:name is declared as name = "name" in pkg/BUILD.bazel (what bazel would say,
+    without starting it: a stale label must fail the list check, not the mutation run)."""
+    pkg, _, name = label[2:].partition(":")
+    build = os.path.join(root, pkg, "BUILD.bazel")
+    if not os.path.isfile(build):
+        return False
+    with open(build, encoding="utf-8") as f:
+        if re.search(r'name\s*=\s*"' + re.escape(name) + '"', f.read()):
+            return True
+    # Names made in a comprehension (tests/conformance: peer + "_test") have their source.
+    return os.path.isfile(os.path.join(root, pkg, name + ".cc"))
 
 
 def main(argv):
