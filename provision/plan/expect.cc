@@ -59,7 +59,10 @@ void plan_expect(PlanBuilder& b) {
                          (k.first.by == RdmaSelector::By::kName && name == k.first.name) ||
                          on_netdev == name;
       if (!meant || k.second > 1 || !s->port_keys()) continue;
-      merge(wanted[{name, 1}], *s, true);
+      Wanted& w = wanted[{name, 1}];
+      const auto sm = w.want.sm;
+      merge(w, *s, true);
+      if (k.first.by == RdmaSelector::By::kAll) w.want.sm = sm;  // Ethernet: no subnet manager
       planned = true;
     }
     if (devices.empty() && !planned && k.first.by != RdmaSelector::By::kAll) {
@@ -68,13 +71,21 @@ void plan_expect(PlanBuilder& b) {
                b.present_ports(false));
       continue;
     }
+    const bool every = k.first.by == RdmaSelector::By::kAll;
     for (const auto& [d, only] : devices) {
-      if (s->device_keys()) merge(wanted[{d->name, 0}], *s, false);
+      // "*": the HCA's keys for the devices on a PCI function of their own (a Soft-RoCE or
+      // Soft-iWARP device has no firmware or PCIe link to compare).
+      const bool hca = d->pci && d->parent_netdev.empty() && !d->soft_iwarp;
+      if (s->device_keys() && (hca || !every)) merge(wanted[{d->name, 0}], *s, false);
       if (!s->port_keys()) continue;
       bool any = false;
       for (const auto& p : d->ports) {
         if ((k.second && p.num != k.second) || (only && p.num != only)) continue;
-        merge(wanted[{d->name, p.num}], *s, true);
+        Wanted& w = wanted[{d->name, p.num}];
+        const auto sm = w.want.sm;
+        merge(w, *s, true);
+        // "*": a subnet manager for the InfiniBand ports (an Ethernet port has none).
+        if (every && p.link_layer == LinkLayer::kEthernet) w.want.sm = sm;
         any = true;
       }
       if (!any) {

@@ -147,6 +147,25 @@ TEST(Expect, ASoftDeviceThisPlanCreatesIsCheckedOnceItIsUp) {
   EXPECT_TRUE(after_wait) << plan_text(p);
 }
 
+// "*" on a node with an InfiniBand and a RoCE port and a Soft-RoCE device (cx3-vpi's
+// mlx4_0 has one of each, rxe made on its Ethernet port): the subnet manager is asked of
+// the InfiniBand port only, the HCA keys of the HCA only.
+TEST(Expect, EveryPortAsksASubnetManagerOfInfiniBandAndEveryHcaIsOnPci) {
+  const Plan p = plan_on("cx3-vpi",
+                         "rd.rdma.rxe=enp129s0d1:rxe0 "
+                         "rd.rdma.expect=*:link_layer=InfiniBand,sm=yes,pcie_width=max");
+  std::vector<std::string> checks;
+  for (const auto& a : p.actions)
+    if (a.kind() == ActionKind::kCheckLink) checks.push_back(a.object() + " -> " + a.wanted());
+  EXPECT_EQ(checks, (std::vector<std::string>{
+                        "mlx4_0 -> PCIe max_link_width",
+                        "mlx4_0/1 -> InfiniBand, configured by a subnet manager",
+                        "mlx4_0/2 -> InfiniBand",
+                        "rxe0/1 -> InfiniBand",
+                    }))
+      << plan_text(p);
+}
+
 TEST(Expect, ADeviceThatIsNotThereIsSaidWithWhatIs) {
   Diagnostics d;
   const Plan p = plan_on("cx5-ib", "rd.rdma.expect=mlx5_3/1:rate=400", &d);
