@@ -84,5 +84,7 @@ Outcome exec_verify_peer(ApplyContext& ctx, const Action& a, const VerifyPeer& p
 Outcome exec_require(ApplyContext& ctx, const Action& a, const Require& p);
 // sysfs (apply/check_link.cc): the link against what the fabric expects
 Outcome exec_check_link(ApplyContext& ctx, const Action& a, const CheckLink& p);
+// RDMA netlink (apply/rdma_rename.cc): a fixed RDMA device name
+Outcome exec_rdma_rename(ApplyContext& ctx, const Action& a, const RenameRdmaDevice& p);
 
 }  // namespace rp

@@ -37,6 +37,7 @@ constexpr std::array<ExecutorEntry, kActionKinds> kExecutors = {{
     {ActionKind::kVerifyPeer, run<VerifyPeer, exec_verify_peer>, nullptr},
     {ActionKind::kRequire, run<Require, exec_require>, nullptr},
     {ActionKind::kCheckLink, run<CheckLink, exec_check_link>, nullptr},
+    {ActionKind::kRenameRdmaDevice, run<RenameRdmaDevice, exec_rdma_rename>, nullptr},
 }};
 
 constexpr bool rows_in_kind_order() {

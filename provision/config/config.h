@@ -46,7 +46,9 @@ struct Config {
   std::map<PciAddress, Mlx4Setting> mlx4;
   std::optional<Sourced<unsigned>> pfc_tx, pfc_rx;
 
-  std::map<std::string, Sourced<HwKey>> names;                  // wanted ifname -> what it matches
+  std::map<std::string, Sourced<HwKey>> names;  // wanted ifname -> what it matches
+  // Fixed RDMA device names (rd.rdma.devname, [devname <name>]): wanted name -> the device.
+  std::map<std::string, Sourced<RdmaSelector>> rdma_names;
   std::map<std::string, IpoibSetting> ipoib;                    // ifname -> mode/MTU
   std::map<std::pair<std::string, uint16_t>, PkeyChild> pkeys;  // (parent, pkey)
   // (device, port or 0 for every port) -> RoCE defaults.

@@ -195,6 +195,18 @@ void read_expect(const Arg& a) {
   }
 }
 
+// rd.rdma.devname=<name>:<device>: the device (by PCI function, node GUID, interface or
+// its name now) is renamed <name> (plan/rdma_names.cc).
+void read_devname(const Arg& a) {
+  const auto v = a.value();
+  const size_t colon = v.find(':');
+  if (colon == std::string_view::npos || colon + 1 == v.size()) return a.bad_form();
+  auto name = parse_rdma_name(v.substr(0, colon), a.where, a.diag);
+  auto sel = parse_rdma_selector(v.substr(colon + 1), false, a.where, a.diag);
+  if (!name || !sel) return;
+  a.cfg.rdma_names[*name] = {*sel, a.where};
+}
+
 void read_soft(const Arg& a, SoftKind kind) {
   auto f = split(a.value(), ':');
   if (f.size() > 2) return a.bad_form();
@@ -240,6 +252,7 @@ constexpr Known kKnown[] = {
      read_roce, false},
     {"rd.rdma.rxe", "<netdev>[:<name>]", read_rxe, false},
     {"rd.rdma.dcb", "<ifname>:<key>=<value>[,<key>=<value>...]", read_dcb, false},
+    {"rd.rdma.devname", "<name>:<ibdev|pci-<bdf>|guid-<guid>|netdev-<if>>", read_devname, false},
     {"rd.rdma.expect", "<device|*>[/<port>]:<key>=<value>[,<key>=<value>...]", read_expect, false},
     {"rd.rdma.siw", "<netdev>[:<name>]", read_siw, false},
     {"rd.rdma.wait", "<all|none|<device>/<port>|netdev-<if>|<ifname>>[,...]", read_wait, false},

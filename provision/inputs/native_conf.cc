@@ -21,7 +21,7 @@ struct Parser {
   Source where;             // the current line
   std::string kind;         // the current section ("" before the first header)
   bool section_ok = false;  // its header is valid: its keys are read
-  std::string name;         // [module], [ipoib], [name], [rxe], [siw], [address]
+  std::string name;         // [module], [ipoib], [name], [devname], [rxe], [siw], [address]
   PciAddress pci;           // [mlx4]
   std::pair<RdmaSelector, unsigned> roce_target;  // [roce], [expect]
   std::pair<std::string, uint16_t> pkey;          // [pkey]
@@ -63,6 +63,10 @@ bool open_name(Parser& p, const Words& a) {
   return keep(p.name, parse_new_ifname(a[0], p.where, p.diag));
 }
 
+bool open_devname(Parser& p, const Words& a) {
+  return keep(p.name, parse_rdma_name(a[0], p.where, p.diag));
+}
+
 bool open_pkey(Parser& p, const Words& a) {
   auto parent = parse_ifname(a[0], p.where, p.diag);
   auto pkey = parse_pkey(a[1], p.where, p.diag);
@@ -97,6 +101,7 @@ constexpr Section kSections[] = {
     {"ipoib", "[ipoib <ifname>]", 1, open_ifname},
     {"pkey", "[pkey <parent> <pkey>]", 2, open_pkey},
     {"name", "[name <ifname>]", 1, open_name},
+    {"devname", "[devname <RDMA device name>]", 1, open_devname},
     {"rxe", "[rxe <netdev>]", 1, open_soft<SoftKind::kRxe>},
     {"siw", "[siw <netdev>]", 1, open_soft<SoftKind::kSiw>},
     {"address", "[address <ifname>]", 1, open_ifname},
@@ -190,6 +195,11 @@ constexpr Key kKeys[] = {
     {"pkey", "mode",
      [](P p, V v) {
        if (auto m = parse_ipoib_mode(v, p.where, p.diag)) p.cfg.pkeys[p.pkey].mode = *m;
+     }},
+    {"devname", "match",
+     [](P p, V v) {
+       if (auto sel = parse_rdma_selector(v, false, p.where, p.diag))
+         p.cfg.rdma_names[p.name] = {*sel, p.where};
      }},
     {"name", "match",
      [](P p, V v) {

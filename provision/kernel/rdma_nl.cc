@@ -17,6 +17,7 @@ constexpr int kNetlinkRdma = 20;
 constexpr uint16_t kClientNldev = 5;
 constexpr uint16_t kCmdNewlink = 3;
 constexpr uint16_t kCmdGet = 1;
+constexpr uint16_t kCmdSet = 2;
 constexpr uint16_t kCmdPortGet = 5;
 constexpr uint16_t kAttrDevIndex = 1;   // u32
 constexpr uint16_t kAttrDevName = 2;    // string
@@ -31,6 +32,7 @@ static_assert(kClientNldev == RDMA_NL_NLDEV);
 static_assert(kCmdNewlink == RDMA_NLDEV_CMD_NEWLINK);
 static_assert(kAttrDevName == RDMA_NLDEV_ATTR_DEV_NAME);
 static_assert(kCmdGet == RDMA_NLDEV_CMD_GET);
+static_assert(kCmdSet == RDMA_NLDEV_CMD_SET);
 static_assert(kCmdPortGet == RDMA_NLDEV_CMD_PORT_GET);
 static_assert(kAttrDevIndex == RDMA_NLDEV_ATTR_DEV_INDEX);
 static_assert(kAttrPortIndex == RDMA_NLDEV_ATTR_PORT_INDEX);
@@ -215,6 +217,97 @@ Result<std::vector<RdmaPortNetdev>> rdma_port_netdevs() {
     }
   }
   return out;
+}
+
+namespace {
+
+std::string describe(const RdmaRenameRequest& r) {
+  return "rename RDMA device " + r.from + " to " + quote(r.to);
+}
+
+}  // namespace
+
+Status rdma_rename_check(const std::string& name) {
+  // nldev_set_doit: nla_strscpy into IB_DEVICE_NAME_MAX (a longer name is cut short), an
+  // empty one is EINVAL; ib_device_rename -> device_rename: a sysfs name has no '/'. No
+  // '%' (an allocation template, "mlx5_%d") and no white space either, as for the names
+  // of the soft devices (check() above).
+  if (name.empty() || name.size() > kDeviceNameMax ||
+      name.find_first_of("%/ \t\n") != std::string::npos) {
+    return make_error(name,
+                      "invalid RDMA device name " + quote(name) + " (1 to " +
+                          std::to_string(kDeviceNameMax) +
+                          " characters, no '%', '/' or white space)",
+                      EINVAL);
+  }
+  return ok_status();
+}
+
+namespace {
+
+Result<nl::MsgPtr> build_rename(uint32_t dev_index, const RdmaRenameRequest& req, uint32_t seq) {
+  if (auto st = rdma_rename_check(req.to); !st) return st.error();
+  // What `rdma dev set <dev> name <new>` sends (iproute2 rdma/dev.c dev_set_name): the
+  // device by its index, the new name NUL-terminated.
+  nl::MsgBuilder b(message_type(kClientNldev, kCmdSet), NLM_F_REQUEST | NLM_F_ACK);
+  b.seq(seq).put_u32(kAttrDevIndex, dev_index).put_string(kAttrDevName, req.to);
+  return b.finish(describe(req));
+}
+
+}  // namespace
+
+Result<std::vector<uint8_t>> rdma_rename_request(uint32_t dev_index, const RdmaRenameRequest& req,
+                                                 uint32_t seq) {
+  auto msg = build_rename(dev_index, req, seq);
+  if (!msg) return msg.error();
+  return nl::bytes_of(msg->get());
+}
+
+Error rdma_rename_error(const RdmaRenameRequest& r, int errnum, const std::string& kernel_msg) {
+  std::string what = "cannot " + describe(r);
+  switch (errnum) {
+    case EEXIST:  // ib_device_rename: __ib_device_get_by_name found one
+      what += ": another RDMA device is named " + r.to;
+      break;
+    case ENODEV:
+    case EINVAL:
+      what +=
+          ": no RDMA device " + r.from + " (gone, or renamed meanwhile), or the name was refused";
+      break;
+    case EPERM:
+      what += ": not permitted (CAP_NET_ADMIN is needed)";
+      break;
+    case EPROTONOSUPPORT:
+      what += ": RDMA netlink is unavailable (ib_core is not loaded, or the kernel has no RDMA)";
+      break;
+    default:
+      break;
+  }
+  if (!kernel_msg.empty()) what += "; kernel: " + kernel_msg;
+  return make_error(r.from, what, errnum);
+}
+
+Status rdma_rename_device(const RdmaRenameRequest& req) {
+  if (auto st = rdma_rename_check(req.to); !st) return st;
+  auto sock = nl::open_socket(kNetlinkRdma, "NETLINK_RDMA");
+  if (!sock) return rdma_rename_error(req, sock.error().errnum, "");
+  // The device's index: RDMA netlink names a device by it (a device dump, as
+  // rdma_port_netdevs and iproute2's rd_dev_init_cb).
+  std::optional<uint32_t> index;
+  auto devices = dump_request(kCmdGet, std::nullopt, 0);
+  if (!devices) return devices.error();
+  nl::Answer a = nl::exchange(sock->get(), devices->get(), [&](const nlmsghdr* h) {
+    bool has = false;
+    uint32_t i = 0;
+    if (reply_attributes(h, &has, &i).device == req.from && has) index = i;
+  });
+  if (a.errnum != 0) return rdma_rename_error(req, a.errnum, a.kernel_msg);
+  if (!index) return rdma_rename_error(req, ENODEV, "");
+  auto msg = build_rename(*index, req, 0);
+  if (!msg) return msg.error();
+  a = nl::exchange(sock->get(), msg->get());
+  if (a.errnum != 0) return rdma_rename_error(req, a.errnum, a.kernel_msg);
+  return ok_status();
 }
 
 Status rdma_netlink_available() {

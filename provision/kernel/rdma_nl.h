@@ -56,4 +56,18 @@ Status rdma_newlink_answer(const SoftLinkRequest& req, const std::vector<uint8_t
 // says what the errno means for NEWLINK.
 Error rdma_newlink_error(const SoftLinkRequest& req, int errnum, const std::string& kernel_msg);
 
+// Renaming an RDMA device, as `rdma dev set <from> name <to>` does: RDMA_NLDEV_CMD_SET
+// with the device's index and RDMA_NLDEV_ATTR_DEV_NAME (nldev_set_doit ->
+// ib_device_rename: EEXIST when another device has the name; the same name is no change).
+struct RdmaRenameRequest {
+  std::string from, to;
+};
+// Whether the kernel takes `name` as an RDMA device's name (nldev_set_doit's limits).
+Status rdma_rename_check(const std::string& name);
+Status rdma_rename_device(const RdmaRenameRequest& req);
+// The request rdma_rename_device() sends for the device of index `dev_index` (tests).
+Result<std::vector<uint8_t>> rdma_rename_request(uint32_t dev_index, const RdmaRenameRequest& req,
+                                                 uint32_t seq);
+Error rdma_rename_error(const RdmaRenameRequest& req, int errnum, const std::string& kernel_msg);
+
 }  // namespace rp

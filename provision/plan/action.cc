@@ -23,7 +23,8 @@ static_assert(
         kAt<ActionKind::kAddAddress, AddAddress> && kAt<ActionKind::kAddRoute, AddRoute> &&
         kAt<ActionKind::kWaitPort, WaitPort> && kAt<ActionKind::kWaitLink, WaitLink> &&
         kAt<ActionKind::kVerifyPort, VerifyPort> && kAt<ActionKind::kVerifyPeer, VerifyPeer> &&
-        kAt<ActionKind::kRequire, Require> && kAt<ActionKind::kCheckLink, CheckLink>,
+        kAt<ActionKind::kRequire, Require> && kAt<ActionKind::kCheckLink, CheckLink> &&
+        kAt<ActionKind::kRenameRdmaDevice, RenameRdmaDevice>,
     "ActionKind and ActionParams list the kinds in the same order");
 
 // The names plan, report, state file and logs use, indexed by ActionKind.
@@ -31,7 +32,7 @@ constexpr std::array<std::string_view, kActionKinds> kNames = {
     "load-module", "reload-module", "port-type",   "port-mtu",   "soft-link",  "rename",
     "roce-mode",   "roce-tos",      "pkey-child",  "ipoib-mode", "mtu",        "dcb-ets",
     "dcb-pfc",     "dcb-app",       "link-up",     "address",    "route",      "wait-port",
-    "wait-link",   "verify-port",   "verify-peer", "require",    "check-link",
+    "wait-link",   "verify-port",   "verify-peer", "require",    "check-link", "rdma-rename",
 };
 
 struct Text {
@@ -111,6 +112,7 @@ Text text(const VerifyPeer& p) { return {p.shown(), "RDMA connection, write and 
 Text text(const CheckLink& p) {
   return {p.port ? port_of(p.device, p.port) : p.device, p.want.str()};
 }
+Text text(const RenameRdmaDevice& p) { return {p.from, p.to}; }
 Text text(const Require& p) { return {p.noun + " " + p.wanted, "present (" + p.what + ")"}; }
 
 Text text_of(const ActionParams& params) {

@@ -174,11 +174,16 @@ struct CheckLink {
   ExpectedLink want;
 };
 
+// An RDMA device renamed over RDMA netlink (rd.rdma.devname, plan/rdma_names.cc).
+struct RenameRdmaDevice {
+  std::string from, to;
+};
+
 using ActionParams =
     std::variant<LoadModule, ReloadModule, SetPortType, SetPortMtu, CreateSoftLink, Rename,
                  SetRoceMode, SetRoceTos, CreatePkeyChild, SetIpoibMode, SetMtu, SetDcbEts,
                  SetDcbPfc, SetDcbApps, LinkUp, AddAddress, AddRoute, WaitPort, WaitLink,
-                 VerifyPort, VerifyPeer, Require, CheckLink>;
+                 VerifyPort, VerifyPeer, Require, CheckLink, RenameRdmaDevice>;
 
 enum class ActionKind {
   kLoadModule,
@@ -204,6 +209,7 @@ enum class ActionKind {
   kVerifyPeer,
   kRequire,
   kCheckLink,
+  kRenameRdmaDevice,
 };
 constexpr size_t kActionKinds = std::variant_size_v<ActionParams>;
 std::string_view to_string(ActionKind k);  // "load-module", "port-type", ...

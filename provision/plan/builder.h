@@ -13,8 +13,8 @@
 
 #include "provision/config/config.h"
 #include "provision/inventory/inventory.h"
-#include "provision/resolve/module_needs.h"
 #include "provision/plan/plan.h"
+#include "provision/resolve/module_needs.h"
 
 namespace rp {
 
@@ -145,6 +145,11 @@ void plan_addresses(PlanBuilder& b);      // plan/network.cc: addresses and rout
 void plan_waits(PlanBuilder& b);          // plan/waits.cc: rd.rdma.wait
 void plan_verify(PlanBuilder& b);         // plan/verify.cc: rd.rdma.verify=ports
 void plan_expect(PlanBuilder& b);         // plan/expect.cc: rd.rdma.expect
+// plan/rdma_names.cc: rd.rdma.devname, first (the rest is planned against the new names;
+// `before`: the inventory with the names the devices have now).
+struct RdmaNameMove;
+void plan_rdma_names(PlanBuilder& b, const std::vector<RdmaNameMove>& moves,
+                     const Inventory& before);
 
 // A link-up action for `ifname` (plan/network.cc): the one planned already, a new one when
 // the interface is down or does not exist yet, none when it is up.

@@ -10,6 +10,7 @@
 
 #include "provision/base/strings.h"
 #include "provision/plan/builder.h"
+#include "provision/plan/rdma_names.h"
 
 namespace rp {
 namespace {
@@ -136,7 +137,11 @@ Plan make_plan(const Config& cfg, const Inventory& inv) {
     plan.absent.push_back(cfg.node_table_unmatched);
   }
   validate(cfg, plan.diag);
-  PlanBuilder b(cfg, inv, plan);
+  // Fixed RDMA device names first: everything else names the devices as they will be.
+  const auto moves = rdma_name_moves(cfg, inv, plan.diag);
+  const Inventory view = moves.empty() ? Inventory{} : renamed_view(inv, moves);
+  PlanBuilder b(cfg, moves.empty() ? inv : view, plan);
+  plan_rdma_names(b, moves, inv);
   if (!cfg.node_table_unmatched.empty() && cfg.required.value) {
     // Under rd.rdma.required=1 a node the table does not know is a failed boot: its names,
     // soft devices and addresses are missing, and dracut would wait for them in vain.

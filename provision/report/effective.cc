@@ -101,6 +101,8 @@ void interfaces(const Config& c, Out& o) {
   }
   for (const auto& [name, key] : c.names)
     o.add("name " + name, "match", key.value.str(), key.source);
+  for (const auto& [name, sel] : c.rdma_names)
+    o.add("devname " + name, "match", sel.value.str(), sel.source);
   for (const auto& [netdev, l] : c.soft_links) {
     const std::string sec = std::string(to_string(l.kind)) + " " + netdev;
     o.add(sec, "", "", l.source);

@@ -99,6 +99,12 @@ std::string rdma_rename_guard(const Config& cfg, std::string* note) {
       if (!row.soft->name.empty()) given.insert(row.soft->name);
     }
   }
+  // And the fixed names of rd.rdma.devname: a device renamed at boot keeps its name when
+  // the real root's udev replays "add" (rdma_rename would give it its policy's name).
+  for (const auto& [name, sel] : cfg.rdma_names) {
+    any = true;
+    given.insert(name);
+  }
   if (!cfg.boot.rdma_rename_rules || !any) return "";
   std::string names = "rxe[0-9]*|siw[0-9]*";
   for (const auto& n : given) names += "|" + n;
@@ -114,7 +120,8 @@ std::string rdma_rename_guard(const Config& cfg, std::string* note) {
     return "";
   }
   std::string o = std::string(kRdmaRenameGuardMarker) + " (" + path +
-                  "), the soft RDMA devices rdma-provision creates left out:\n"
+                  "), the soft RDMA devices rdma-provision creates and the names it gives "
+                  "left out:\n"
                   "# a kernel before 6.11 does not mark their names as the user's, and "
                   "rdma_rename would rename them.\n";
   for (auto line : split(text, '\n')) {

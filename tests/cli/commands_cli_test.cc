@@ -222,6 +222,34 @@ TEST(UdevRulesCli, RdmaCoresRenamingRuleLeavesTheNodeTablesSoftDevicesAlone) {
       << guard;
 }
 
+// A fixed RDMA device name (rd.rdma.devname) is left out of rdma_rename as well: the real
+// root's udev replays "add", and rdma_rename would give the device its policy's name back
+// (kernels before 6.11 do not mark a name set over netlink as the user's).
+TEST(UdevRulesCli, RdmaCoresRenamingRuleLeavesTheFixedNamesAlone) {
+  std::string root = testing::unpack_fixture("cx5-roce");
+  int st = -1;
+  testing::run("mkdir -p " + root +
+                   "/usr/lib/udev/rules.d && printf '%s\\n' "
+                   "'ACTION==\"add\", SUBSYSTEM==\"infiniband\", PROGRAM=\"rdma_rename %k "
+                   "NAME_FALLBACK\"' > " +
+                   root + "/usr/lib/udev/rules.d/60-rdma-persistent-naming.rules",
+               &st);
+  ASSERT_EQ(st, 0);
+  const std::string out = testing::run(
+      testing::tool_binary() + " udev-rules --root " + root + " --output " +
+          testing::temp_dir("devname") +
+          "/60.rules --cmdline-string "
+          "'rd.rdma.devname=hca0:pci-0000:af:00.0 rd.rdma.devname=hca1:pci-0000:af:00.1'",
+      &st);
+  ASSERT_EQ(st, 0) << out;
+  const std::string guard =
+      testing::run("cat " + root + "/run/udev/rules.d/60-rdma-persistent-naming.rules", &st);
+  ASSERT_EQ(st, 0) << out;
+  EXPECT_NE(guard.find("KERNEL!=\"rxe[0-9]*|siw[0-9]*|hca0|hca1\", ACTION==\"add\""),
+            std::string::npos)
+      << guard;
+}
+
 TEST(UdevRulesCli, APerNodeTableReachesTheEarlyRulesThroughUdevName) {
   // Before udevd no interface exists: the early rules ask the binary about each new one.
   std::string root = testing::unpack_fixture("rxe-virtio");

@@ -467,7 +467,8 @@ const Bad kBad[] = {
      "rd.rdma, rd.rdma.modules, rd.rdma.modules.defer, rd.rdma.mlx4, rd.rdma.mlx4.pfc, "
      "rd.rdma.name, "
      "rd.rdma.ipoib, "
-     "rd.rdma.pkey, rd.rdma.roce, rd.rdma.rxe, rd.rdma.dcb, rd.rdma.expect, rd.rdma.siw, "
+     "rd.rdma.pkey, rd.rdma.roce, rd.rdma.rxe, rd.rdma.dcb, rd.rdma.devname, rd.rdma.expect, "
+     "rd.rdma.siw, "
      "rd.rdma.wait, "
      "rd.rdma.timeout, "
      "rd.rdma.required, rd.rdma.verify)"},

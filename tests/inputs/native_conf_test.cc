@@ -121,7 +121,7 @@ INSTANTIATE_TEST_SUITE_P(
         Bad{"[gneral]\n", ":1: unknown section 'gneral' (did you mean 'general'?)"},
         Bad{"[interfaces]\n",
             ":1: unknown section 'interfaces' (known: general, modules, module, mlx4, pfc, roce, "
-            "ipoib, pkey, name, rxe, siw, address, dcb, expect, nodes)"},
+            "ipoib, pkey, name, devname, rxe, siw, address, dcb, expect, nodes)"},
         Bad{"[general]\ntimeout\n", ":2: line 'timeout' is not of the form key = value"},
         Bad{"[general]\n= 5\n", ":2: line '= 5' has no key before '='"},
         Bad{"[general]\ntimeout =\n", ":2: key 'timeout' has no value"},

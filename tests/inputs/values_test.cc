@@ -210,6 +210,26 @@ TEST(OneParserPerValue, ExpectedLinksFromTheCommandLineAndTheFile) {
   }
 }
 
+TEST(OneParserPerValue, FixedRdmaDeviceNamesFromTheCommandLineAndTheFile) {
+  const Outcome c = read({cmdline,
+                          "rd.rdma.devname=hca0:pci-0000:af:00.0 "
+                          "rd.rdma.devname=hca1:guid-9803:9b03:0046:8a11"});
+  const Outcome f = read({parse_native_conf,
+                          "[devname hca0]\nmatch = pci-0000:af:00.0\n[devname hca1]\n"
+                          "match = guid-9803:9b03:0046:8a11\n"});
+  for (const Outcome* o : {&c, &f}) {
+    EXPECT_EQ(o->errors, std::vector<std::string>{});
+    ASSERT_EQ(o->cfg.rdma_names.size(), 2u);
+    EXPECT_EQ(o->cfg.rdma_names.at("hca0").value.str(), "pci-0000:af:00.0");
+    EXPECT_EQ(o->cfg.rdma_names.at("hca1").value.str(), "guid-9803:9b03:0046:8a11");
+  }
+  // The name as the RDMA device names are read everywhere (parse_rdma_name), a device
+  // selector without "*" (one name names one device).
+  EXPECT_EQ(read({cmdline, "rd.rdma.devname=hca/0:mlx5_0"}).errors.size(), 1u);
+  EXPECT_EQ(read({cmdline, "rd.rdma.devname=hca0:*"}).errors.size(), 1u);
+  EXPECT_EQ(read({cmdline, "rd.rdma.devname=hca0"}).errors.size(), 1u);
+}
+
 TEST(OneParserPerValue, NamesByPciFunctionOrRdmaPortFromTheCommandLineAndTheFile) {
   // One parser (parse_hw_key) for rd.rdma.name= and [name X] match =.
   const struct {

@@ -63,6 +63,34 @@ TEST(RdmaNewlinkRequest, MatchesWhatRdmaLinkAddSends) {
   EXPECT_EQ(attrs[2].value, std::string("eth0", 5));
 }
 
+// `rdma dev set mlx5_0 name hca0` (iproute2 rdma/dev.c dev_set_name): RDMA_NLDEV_CMD_SET,
+// the device's index as a u32, the name NUL-terminated (nldev_set_doit reads both).
+TEST(RdmaRenameRequest, MatchesWhatRdmaDevSetNameSends) {
+  auto bytes = rdma_rename_request(3, {"mlx5_0", "hca0"}, 7);
+  ASSERT_TRUE(bytes) << bytes.error().str();
+  nlmsghdr h;
+  std::memcpy(&h, bytes->data(), sizeof h);
+  EXPECT_EQ(h.nlmsg_len, bytes->size());
+  EXPECT_EQ(h.nlmsg_type, RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_SET));
+  EXPECT_EQ(h.nlmsg_flags, NLM_F_REQUEST | NLM_F_ACK);
+  EXPECT_EQ(h.nlmsg_seq, 7u);
+  auto attrs = attrs_after_header(*bytes);
+  ASSERT_EQ(attrs.size(), 2u);
+  EXPECT_EQ(attrs[0].type, RDMA_NLDEV_ATTR_DEV_INDEX);
+  EXPECT_EQ(attrs[0].value, std::string("\x03\0\0\0", 4));
+  EXPECT_EQ(attrs[1].type, RDMA_NLDEV_ATTR_DEV_NAME);
+  EXPECT_EQ(attrs[1].value, std::string("hca0", 5));
+  // What nla_strscpy would cut short, ib_device_rename's sysfs name, or a template.
+  for (const std::string bad : {std::string(), std::string(64, 'h'), std::string("a/b"),
+                                std::string("hca%d"), std::string("h ca")}) {
+    EXPECT_FALSE(rdma_rename_request(3, {"mlx5_0", bad}, 1)) << bad;
+  }
+  EXPECT_NE(rdma_rename_error({"mlx5_0", "hca0"}, EEXIST, "")
+                .str()
+                .find("another RDMA device is named hca0"),
+            std::string::npos);
+}
+
 TEST(RdmaNewlinkRequest, RefusesWhatTheKernelWouldMangleOrRefuse) {
   const SoftLinkRequest bad[] = {
       {"roce", "rxe0", "eth0"},                // not a soft link type
