@@ -203,6 +203,9 @@ struct NodeEntry {
   // rxe=NAME / siw=NAME: a Soft-RoCE / Soft-iWARP device on the row's interface (one image
   // for a cluster of Soft-RoCE nodes, each told apart by its NIC's MAC).
   std::optional<SoftLink> soft;
+  // devname=NAME: the RDMA device under the row's interface is given this fixed name (as
+  // [devname NAME] match = netdev-<interface>).
+  std::string devname;
   Source source;
 };
 

@@ -272,6 +272,7 @@ constexpr NodeField kNodeFields[] = {
        if (auto n = parse_rdma_name(v, p.where, p.diag))
          e.soft = SoftLink{SoftKind::kSiw, *n, p.where};
      }},
+    {"devname", [](P p, V v, E e) { keep(e.devname, parse_rdma_name(v, p.where, p.diag)); }},
 };
 
 // ---- Lines -------------------------------------------------------------------------------

@@ -147,9 +147,8 @@ void plan_verify(PlanBuilder& b);         // plan/verify.cc: rd.rdma.verify=port
 void plan_expect(PlanBuilder& b);         // plan/expect.cc: rd.rdma.expect
 // plan/rdma_names.cc: rd.rdma.devname, first (the rest is planned against the new names;
 // `before`: the inventory with the names the devices have now).
-struct RdmaNameMove;
-void plan_rdma_names(PlanBuilder& b, const std::vector<RdmaNameMove>& moves,
-                     const Inventory& before);
+struct RdmaNameMoves;
+void plan_rdma_names(PlanBuilder& b, const RdmaNameMoves& planned, const Inventory& before);
 
 // A link-up action for `ifname` (plan/network.cc): the one planned already, a new one when
 // the interface is down or does not exist yet, none when it is up.

@@ -138,10 +138,11 @@ Plan make_plan(const Config& cfg, const Inventory& inv) {
   }
   validate(cfg, plan.diag);
   // Fixed RDMA device names first: everything else names the devices as they will be.
-  const auto moves = rdma_name_moves(cfg, inv, plan.diag);
-  const Inventory view = moves.empty() ? Inventory{} : renamed_view(inv, moves);
-  PlanBuilder b(cfg, moves.empty() ? inv : view, plan);
-  plan_rdma_names(b, moves, inv);
+  const RdmaNameMoves names = rdma_name_moves(cfg, inv, plan.diag);
+  const bool renamed = !names.moves.empty();
+  const Inventory view = renamed ? renamed_view(inv, names.moves) : Inventory{};
+  PlanBuilder b(cfg, renamed ? view : inv, plan);
+  plan_rdma_names(b, names, inv);
   if (!cfg.node_table_unmatched.empty() && cfg.required.value) {
     // Under rd.rdma.required=1 a node the table does not know is a failed boot: its names,
     // soft devices and addresses are missing, and dracut would wait for them in vain.

@@ -45,24 +45,38 @@ std::vector<const RdmaDevice*> selected(const Config& cfg, const Inventory& inv,
   return out;
 }
 
-std::string names_of(const Inventory& inv) {
-  std::string out;
-  for (const auto& d : inv.rdma) out += (out.empty() ? "" : ", ") + d.name;
-  return out.empty() ? "none" : out;
+// The present devices, each by the form `by` names it ("pci-0000:af:00.0"), for the
+// absent message and its did-you-mean.
+std::vector<PlanBuilder::Candidate> present_devices(const Inventory& inv, RdmaSelector::By by) {
+  std::vector<PlanBuilder::Candidate> out;
+  for (const auto& d : inv.rdma) {
+    std::string key = d.name;
+    if (by == RdmaSelector::By::kPci && d.pci && d.parent_netdev.empty())
+      key = "pci-" + d.pci->str();
+    if (by == RdmaSelector::By::kNodeGuid && d.node_guid) key = "guid-" + d.node_guid->str();
+    out.push_back({key, key == d.name ? key : key + " (" + d.name + ")"});
+  }
+  return out;
 }
 
 }  // namespace
 
-std::vector<RdmaNameMove> rdma_name_moves(const Config& cfg, const Inventory& inv,
-                                          Diagnostics& diag) {
+RdmaNameMoves rdma_name_moves(const Config& cfg, const Inventory& inv, Diagnostics& diag) {
+  RdmaNameMoves result;
   std::vector<RdmaNameMove> moves;
   std::map<std::string, std::string> given;  // device -> the name a setting gives it
   for (const auto& [name, sel] : cfg.rdma_names) {
     const auto devices = selected(cfg, inv, sel.value);
     const std::string what = "RDMA device name " + name + " for " + sel.value.str();
     if (devices.empty()) {
-      diag.warn(sel.source, what + ": no such RDMA device is present (present: " + names_of(inv) +
-                                "); nothing is renamed " + name);
+      // Named by the name it had: renamed already (the real root's run after the
+      // initramfs's, a second apply), when a device holds the name and no setting means it.
+      const RdmaDevice* holder = inv.find_rdma(name);
+      bool held = sel.value.by == RdmaSelector::By::kName && holder;
+      for (const auto& [other, other_sel] : cfg.rdma_names)
+        if (held && other != name)
+          for (const auto* d : selected(cfg, inv, other_sel.value)) held &= d != holder;
+      if (!held) result.absent.emplace_back(name, sel);
       continue;
     }
     if (devices.size() > 1) {
@@ -83,7 +97,7 @@ std::vector<RdmaNameMove> rdma_name_moves(const Config& cfg, const Inventory& in
   }
   // A name held by a device no setting renames: moving that one out of the way would give
   // it a name nobody asked for (an interface is moved only with allow_rename_other).
-  std::vector<RdmaNameMove> out;
+  std::vector<RdmaNameMove>& out = result.moves;
   for (const auto& m : moves) {
     const RdmaDevice* holder = inv.find_rdma(m.to);
     const bool moved_away =
@@ -96,7 +110,7 @@ std::vector<RdmaNameMove> rdma_name_moves(const Config& cfg, const Inventory& in
     }
     out.push_back(m);
   }
-  return out;
+  return result;
 }
 
 Inventory renamed_view(const Inventory& inv, const std::vector<RdmaNameMove>& moves) {
@@ -118,8 +132,11 @@ Inventory renamed_view(const Inventory& inv, const std::vector<RdmaNameMove>& mo
   return view;
 }
 
-void plan_rdma_names(PlanBuilder& b, const std::vector<RdmaNameMove>& moves,
-                     const Inventory& before) {
+void plan_rdma_names(PlanBuilder& b, const RdmaNameMoves& planned, const Inventory& before) {
+  for (const auto& [name, sel] : planned.absent)
+    b.absent(sel.source, "RDMA device name " + name, "RDMA device", sel.value.str(),
+             present_devices(before, sel.value.by));
+  const auto& moves = planned.moves;
   if (moves.empty()) return;
   // Swaps and names held by devices that keep them: the order of interface renames
   // (plan/rename_solver.h), a device's place in the inventory its id.

@@ -18,13 +18,18 @@ struct RdmaNameMove {
   Source source;
 };
 
+struct RdmaNameMoves {
+  std::vector<RdmaNameMove> moves;
+  // Settings whose device is not here (yet): said by plan_rdma_names as absent, which
+  // makes apply's coldplug wait for it and rd.rdma.required=1 fail the boot without it.
+  std::vector<std::pair<std::string, Sourced<RdmaSelector>>> absent;
+};
+
 // The renames the configuration asks for here: each setting's device (by its name now, its
 // PCI function, node GUID, or an interface under it, by its name now or the one this
-// configuration gives it), when its name differs. A setting that means no device is a
-// warning listing the devices there are; one that means several, or two names for one
-// device, an error.
-std::vector<RdmaNameMove> rdma_name_moves(const Config& cfg, const Inventory& inv,
-                                          Diagnostics& diag);
+// configuration gives it), when its name differs. One that means several devices, or two
+// names for one device, is an error.
+RdmaNameMoves rdma_name_moves(const Config& cfg, const Inventory& inv, Diagnostics& diag);
 
 // `inv` with the moved devices under their new names: what the other planners plan against.
 Inventory renamed_view(const Inventory& inv, const std::vector<RdmaNameMove>& moves);

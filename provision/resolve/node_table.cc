@@ -83,6 +83,15 @@ Config resolve_node_table(const Inventory& inv, Config cfg) {
     if (e->soft && !cfg.soft_links.count(ifname)) {
       cfg.soft_links[ifname] = SoftLink{e->soft->kind, e->soft->name, src};
     }
+    // The RDMA device under it gets the row's fixed name, unless the name is given already
+    // or a setting names the device by this interface.
+    if (!e->devname.empty() && !cfg.rdma_names.count(e->devname)) {
+      bool named = false;
+      for (const auto& [name, sel] : cfg.rdma_names)
+        named |= sel.value.by == RdmaSelector::By::kNetdev &&
+                 (sel.value.name == n.name || sel.value.name == ifname);
+      if (!named) cfg.rdma_names[e->devname] = {{RdmaSelector::By::kNetdev, n.name, {}, {}}, src};
+    }
     if (!e->addresses.empty() && cfg.addresses[ifname].empty()) {
       for (const auto& a : e->addresses) cfg.addresses[ifname].push_back({a, src});
     }

@@ -924,22 +924,32 @@ scenario_20-hca-standin() {
     # A hardware stand-in (e2e-fault.sh, e2e.hca=): the RDMA device is registered before
     # apply on a link that is down, as an HCA driver registers it at probe, and its port
     # is DOWN. No soft-link setting, and the NIC named by dracut's own ifname=: the
-    # configuration only waits for and checks that port. The plan brings the link up
-    # before the wait (before, the wait ran to the deadline: nothing set the link up), the
-    # port becomes ACTIVE, the loopback check passes, and the root comes over NFS/RDMA.
+    # configuration gives the device a fixed name (rd.rdma.devname, #44), then only waits
+    # for and checks its port by that name. The rename comes first (RDMA netlink, as `rdma
+    # dev set` does it); the plan brings the link up before the wait (before, the wait ran
+    # to the deadline: nothing set the link up), the port becomes ACTIVE, the loopback
+    # check passes, the root comes over NFS/RDMA, and on the real root the device still has
+    # its fixed name and the second apply has nothing to rename.
     local log=$RUN_DIR/client.log
     boot_pair yes client-shell-fault \
-        "$BOOT $ROOT_RDMA $IP_NIC rd.rdma.roce=rxe0/1:v2:106 ifname=$NIC:$CLI_MAC rd.rdma.wait=rxe0/1 rd.rdma.verify=ports rd.rdma.required=1 e2e.hca=$NIC" 300
+        "$BOOT $ROOT_RDMA $IP_NIC rd.rdma.devname=hca0:netdev-$NIC rd.rdma.roce=hca0/1:v2:106 ifname=$NIC:$CLI_MAC rd.rdma.wait=hca0/1 rd.rdma.verify=ports rd.rdma.required=1 e2e.hca=$NIC" 300
     check_line "$log" "E2E-HCA: rxe0 on $NIC, link down: 1: DOWN" "the stand-in device is registered on a down link, its port DOWN"
-    check_line "$log" "rdma-provision: done +link-up +$NIC: down -> up .*\\[cmdline: rd.rdma.wait=rxe0/1\\]" \
+    check_line "$log" "rdma-provision: done +rdma-rename +rxe0: rxe0 -> hca0 .*\\[cmdline: rd.rdma.devname=hca0:netdev-$NIC\\]" \
+        "the device under $NIC was given its fixed name hca0"
+    check_line "$log" "rdma-provision: done +link-up +$NIC: down -> up .*\\[cmdline: rd.rdma.wait=hca0/1\\]" \
         "the wait brought the port's interface up (nothing else here names it: dracut's ifname= names the NIC)"
     # Soft-RoCE is ACTIVE at NETDEV_UP (rxe_notify), so the wait's first look after the
     # link-up finds it so ("already"); a ConnectX would take its carrier's time ("done").
-    check_line "$log" 'rdma-provision: (done|already) +wait-port +rxe0/1: DOWN \(fabric0 down\) -> ACTIVE' \
+    check_line "$log" 'rdma-provision: (done|already) +wait-port +hca0/1: DOWN \(fabric0 down\) -> ACTIVE' \
         "the plan saw the port DOWN with its link down; the wait found it ACTIVE once the link was up"
-    check_order "$log" "rdma-provision: done +link-up +$NIC" 'rdma-provision: (done|already) +wait-port +rxe0/1' "link-up before the wait"
-    check_line "$log" 'rdma-provision: checked +verify-port +rxe0/1: .*RDMA WRITE of [0-9]+ bytes checked' \
-        "the port was loopback-checked once ACTIVE"
+    check_order "$log" "rdma-provision: done +rdma-rename +rxe0" "rdma-provision: (done|already) +roce-tos +hca0/1" "the rename before the RoCE default that names the new name"
+    check_order "$log" "rdma-provision: done +link-up +$NIC" 'rdma-provision: (done|already) +wait-port +hca0/1' "link-up before the wait"
+    check_line "$log" 'rdma-provision: checked +verify-port +hca0/1: .*RDMA WRITE of [0-9]+ bytes checked' \
+        "the port was loopback-checked once ACTIVE, under its new name"
+    check_line "$log" 'NFSROOT: rdma device hca0 port 1 state: ACTIVE' "the real root has the device under its fixed name"
+    check_no_line "$log" 'NFSROOT: rdma device rxe0 ' "... and none under the old one"
+    check_line "$log" 'NFSROOT: configfs hca0/1 default_roce_tos: 106' "the RoCE default set under the new name holds"
+    check_no_line "$log" 'NFSROOT: second apply \| .*rdma-rename' "the real root's apply has nothing to rename (the name held)"
     client_booted_checks
 }
 

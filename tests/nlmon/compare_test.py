@@ -91,6 +91,17 @@ class DecodeTest(unittest.TestCase):
                                    ("RDMA_NLDEV_ATTR_LINK_TYPE", '"rxe"'),
                                    ("RDMA_NLDEV_ATTR_NDEV_NAME", '"eth0"')])
 
+    def test_rdma_set_renames_a_device_by_index(self):
+        # `rdma dev set rxe_t name rxe_r` (iproute2 rdma/dev.c dev_set_name): the device by
+        # RDMA_NLDEV_ATTR_DEV_INDEX, the new name in RDMA_NLDEV_ATTR_DEV_NAME; a change.
+        body = attr(1, struct.pack("<I", 2)) + string(2, "rxe_r")
+        m = compare.split_messages(20, msg(5 << 10 | 2, NLM_F_REQUEST | NLM_F_ACK, body))[0]
+        self.assertEqual(m.name, "RDMA_NLDEV_CMD_SET")
+        self.assertTrue(m.is_change())
+        self.assertFalse(m.is_probe())
+        self.assertEqual(m.attrs, [("RDMA_NLDEV_ATTR_DEV_INDEX", "2"),
+                                   ("RDMA_NLDEV_ATTR_DEV_NAME", '"rxe_r"')])
+
     def test_truncated_attribute_is_shown_not_dropped(self):
         body = ifinfo() + struct.pack("<HH", 40, 3) + b"ib0\0"
         m = compare.split_messages(0, msg(RTM_NEWLINK, NLM_F_REQUEST, body))[0]

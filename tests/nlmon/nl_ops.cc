@@ -13,6 +13,7 @@
 //   nl-ops ipoib-mode IF datagram|connected
 //                                     rtnl_set_ipoib_mode   (exec_ipoib_mode)
 //   nl-ops soft-link rxe|siw NAME IF  rdma_add_soft_link    (exec_soft_link)
+//   nl-ops rdma-rename DEV NEWNAME    rdma_rename_device    (exec_rdma_rename)
 //   nl-ops dcb-get IF                 DcbOps::get           (discover_dcb)
 //   nl-ops dcb-pfc IF MASK            get, then set_pfc     (exec_dcb_pfc)
 //   nl-ops dcb-ets IF BW0/../BW7      get, then set_ets     (exec_dcb_ets)
@@ -40,7 +41,8 @@ int usage() {
   std::fprintf(stderr,
                "usage: nl-ops rename IF NEW | up IF | down IF | mtu IF N | addr IF PREFIX |\n"
                "       route IF DEST|default GW|- | pkey-child PARENT NAME PKEY [MODE] |\n"
-               "       ipoib-mode IF MODE | soft-link rxe|siw NAME IF | dcb-get IF |\n"
+               "       ipoib-mode IF MODE | soft-link rxe|siw NAME IF | rdma-rename DEV NEW |\n"
+               "       dcb-get IF |\n"
                "       dcb-pfc IF MASK | dcb-ets IF BW/.../BW | dcb-app-add|dcb-app-del IF D:P\n");
   return 2;
 }
@@ -101,6 +103,9 @@ int run(const std::vector<std::string>& a) {
   }
   if (op == "soft-link" && a.size() == 4) {
     return report(rdma_add_soft_link(SoftLinkRequest{a[1], a[2], a[3]}));
+  }
+  if (op == "rdma-rename" && a.size() == 3) {
+    return report(rdma_rename_device(RdmaRenameRequest{a[1], a[2]}));
   }
   // DCB as the executors send it (apply/dcb.cc): PFC and ETS read first and write the
   // struct as shown with the wanted fields changed (as `dcb pfc set` / `dcb ets set` do);

@@ -62,6 +62,8 @@ default_del() { ip route del default; }
 onlink_del() { ip route del 10.97.0.0/16; }
 rxe_del() { rdma link delete rxe_t; }
 soft_links() { rdma link show | sed 's/ state [A-Z_]* physical_state [A-Z_]*//'; }
+rdma_devs() { rdma dev show | sed 's/ node_guid.*//'; }
+rdma_rename_back() { rdma dev set rxe_r name rxe_t; }
 
 run() {
     echo 1 > /proc/sys/kernel/sysrq
@@ -103,6 +105,10 @@ run() {
     rpair rxe-again soft_links nothing soft-link rxe rxe_u eth0 -- rdma link add rxe_u type rxe netdev eth0
     # Debian's 6.1 kernel has no siw (CONFIG_RDMA_SIW unset): refused, still compared.
     rpair siw soft_links nothing soft-link siw siw_t eth0 -- rdma link add siw_t type siw netdev eth0
+    # A fixed RDMA device name (rd.rdma.devname): rxe_t renamed rxe_r, as `rdma dev set`
+    # does it (RDMA_NLDEV_CMD_SET with the device's index and the new name; nldev_set_doit
+    # -> ib_device_rename), and back, uncaptured, between the sides.
+    rpair rdma-rename rdma_devs rdma_rename_back rdma-rename rxe_t rxe_r -- rdma dev set rxe_t name rxe_r
 
     # DCB (#31) on virtio_net, which has no DCB: the kernel refuses every request alike
     # (net/dcb/dcbnl.c dcb_doit: EOPNOTSUPP without dcbnl_ops), and each is still captured
