@@ -10,6 +10,7 @@
 #include "provision/inventory/inventory.h"
 #include "provision/kernel/dcbnl.h"
 #include "provision/plan/plan.h"
+#include "provision/plan/rdma_names.h"
 #include "provision/report/effective.h"
 #include "provision/report/status.h"
 #include "provision/resolve/concerns.h"
@@ -19,19 +20,26 @@ namespace rp {
 
 namespace {
 
-// The links the configuration expects (rd.rdma.expect), against what the inventory shows
-// now; nothing when the inputs are invalid (`check` says why) or expect nothing.
-LinkHealthMap link_health(const Root& root, const Options& o, const Inventory& inv) {
-  LinkHealthMap out;
+// What the configuration asks of the devices now: the links it expects (rd.rdma.expect)
+// against what the inventory shows, and the fixed device names (rd.rdma.devname), held or
+// to be given; nothing when the inputs are invalid (`check` says why) or ask neither.
+StatusNotes status_notes(const Root& root, const Options& o, const Inventory& inv) {
+  StatusNotes out;
   Inputs in = load_inputs(root, o.inputs);
-  if (!in.diag.ok() || in.config.expect.empty()) return out;
+  if (!in.diag.ok()) return out;
   in.config = resolve_node_table(inv, in.config);
+  if (in.config.expect.empty() && in.config.rdma_names.empty()) return out;
   const Plan plan = make_plan(in.config, inv);
+  for (const auto& [name, sel] : in.config.rdma_names)
+    if (inv.find_rdma(name)) out.names[name] = {name, true, sel.source.str()};
+  Diagnostics said_by_check;  // a name that cannot be given: `check` and `plan` say why
+  for (const auto& m : rdma_name_moves(in.config, inv, said_by_check).moves)
+    out.names[m.from] = {m.to, false, m.source.str()};
   for (const auto& a : plan.actions) {
     if (a.kind() != ActionKind::kCheckLink) continue;
     const auto& c = a.get<CheckLink>();
-    out[{c.device, c.port}] = {c.want.str(),
-                               link_mismatches(c.want, found_in(inv, c.device, c.port))};
+    out.health[{c.device, c.port}] = {c.want.str(),
+                                      link_mismatches(c.want, found_in(inv, c.device, c.port))};
   }
   return out;
 }
@@ -44,8 +52,8 @@ int cmd_status(const Options& o) {
   Inventory inv = discover(root, Detail::kFull);
   // The DCB of the interfaces under RoCE ports (trust, PFC, the RoCE ToS's priority).
   if (root.is_live()) discover_dcb(inv, kernel_dcb(), roce_interfaces(inv));
-  const LinkHealthMap health = link_health(root, o, inv);
-  print(o.json ? status_json(inv, health) : status_text(inv, health));
+  const StatusNotes notes = status_notes(root, o, inv);
+  print(o.json ? status_json(inv, notes) : status_text(inv, notes));
   return kExitOk;
 }
 

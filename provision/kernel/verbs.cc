@@ -5,7 +5,15 @@
 #include <cerrno>
 #include <memory>
 
+#include "provision/base/root.h"
+
 namespace rp {
+
+std::string verbs_device_name(const ibv_device* dev) {
+  const Root live("/");
+  return live.read_or(std::string("/sys/class/infiniband_verbs/") + dev->dev_name + "/ibdev",
+                      dev->name);
+}
 
 std::vector<std::string> verbs_static_providers() {
   // <infiniband/verbs.h> declares the providers' registration records (struct
@@ -34,7 +42,7 @@ Result<std::vector<VerbsDevice>> verbs_list_devices() {
   for (int i = 0; i < n; ++i) {
     ibv_device* dev = list.get()[i];
     VerbsDevice d;
-    d.name = ibv_get_device_name(dev);
+    d.name = verbs_device_name(dev);
     std::unique_ptr<ibv_context, int (*)(ibv_context*)> ctx(ibv_open_device(dev), ibv_close_device);
     if (!ctx) {
       out.push_back(std::move(d));

@@ -9,7 +9,16 @@
 
 #include "provision/base/result.h"
 
+struct ibv_device;
+
 namespace rp {
+
+// The device's name now. libibverbs keeps a device it has listed under the name it had
+// then (init.c ibverbs_get_device_list keeps a known uverbs device: same_sysfs_dev), so in
+// a process that listed devices before renaming one (rd.rdma.devname) it gives the old
+// name; the uverbs char device's ibdev file gives the current one (uverbs_main.c
+// ibdev_show), and a rename leaves the char device as it is.
+std::string verbs_device_name(const ibv_device* dev);
 
 struct VerbsPort {
   unsigned num = 0;

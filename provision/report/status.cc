@@ -80,9 +80,25 @@ void print_health(Printer& o, const LinkHealthMap& health, const std::string& de
   }
 }
 
+// The device's fixed name under its line: "fixed name [source]" or "to be renamed X
+// [source]"; in JSON, null where the configuration gives it none.
+void print_fixed_name(Printer& o, const FixedNameMap& names, const std::string& dev) {
+  auto it = names.find(dev);
+  if (it == names.end()) {
+    o.json("fixed_name", std::optional<bool>());
+    return;
+  }
+  const FixedName& f = it->second;
+  o.open_object("fixed_name").json("wanted", f.wanted).json("held", f.held);
+  o.json("source", f.source).close_object();
+  o.text(std::string("    ") + (f.held ? "fixed name" : "to be renamed " + f.wanted) + "  [" +
+         f.source + "]\n");
+}
+
 // The walk both forms come from (base/print.h): text like ibstat + ibdev2netdev, JSON
 // with every field the text shows and the raw values behind it.
-void print_status(Printer& o, const Inventory& inv, const LinkHealthMap& health) {
+void print_status(Printer& o, const Inventory& inv, const StatusNotes& notes) {
+  const LinkHealthMap& health = notes.health;
   o.open_object();
   o.text(inv.rdma.empty() ? std::string("no RDMA devices\n")
                           : "RDMA devices (" + std::to_string(inv.rdma.size()) + "):\n");
@@ -107,6 +123,7 @@ void print_status(Printer& o, const Inventory& inv, const LinkHealthMap& health)
       o.text("    PCIe " + or_dash(d.pcie_speed) + " x" + or_dash(d.pcie_width) + " (of " +
              or_dash(d.pcie_max_speed) + " x" + or_dash(d.pcie_max_width) + ")\n");
     }
+    print_fixed_name(o, notes.names, d.name);
     print_health(o, health, d.name, 0, "    ");
     o.open_array("ports");
     for (const auto& p : d.ports) {
@@ -229,15 +246,15 @@ void print_status(Printer& o, const Inventory& inv, const LinkHealthMap& health)
 
 }  // namespace
 
-std::string status_text(const Inventory& inv, const LinkHealthMap& health) {
+std::string status_text(const Inventory& inv, const StatusNotes& notes) {
   Printer o(Printer::Mode::kText);
-  print_status(o, inv, health);
+  print_status(o, inv, notes);
   return o.str();
 }
 
-std::string status_json(const Inventory& inv, const LinkHealthMap& health) {
+std::string status_json(const Inventory& inv, const StatusNotes& notes) {
   Printer o(Printer::Mode::kJson);
-  print_status(o, inv, health);
+  print_status(o, inv, notes);
   return o.str();
 }
 

@@ -19,7 +19,22 @@ struct LinkHealth {
 };
 using LinkHealthMap = std::map<std::pair<std::string, unsigned>, LinkHealth>;
 
-std::string status_text(const Inventory& inv, const LinkHealthMap& health = {});
-std::string status_json(const Inventory& inv, const LinkHealthMap& health = {});
+// A fixed name the configuration gives an RDMA device (rd.rdma.devname), by the device's
+// name now: the name wanted, whether it has it already, the setting.
+struct FixedName {
+  std::string wanted;
+  bool held = false;
+  std::string source;
+};
+using FixedNameMap = std::map<std::string, FixedName>;
+
+// What the configuration asks of the devices and links shown, when status is given inputs.
+struct StatusNotes {
+  LinkHealthMap health;
+  FixedNameMap names;
+};
+
+std::string status_text(const Inventory& inv, const StatusNotes& notes = {});
+std::string status_json(const Inventory& inv, const StatusNotes& notes = {});
 
 }  // namespace rp

@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 
+#include "provision/kernel/verbs.h"
 #include "provision/verify/check.h"
 #include "provision/verify/check_internal.h"
 #include "provision/verify/listen_policy.h"
@@ -347,8 +348,8 @@ void Listener::on_event(rdma_cm_event* ev, bool* changed) {
     case RDMA_CM_EVENT_ESTABLISHED:
       if (auto it = sessions_.find(id); it != sessions_.end()) {
         it->second->established = true;
-        say_("connection from " + it->second->from + " on " +
-             ibv_get_device_name(id->verbs->device) + "/" + std::to_string(id->port_num));
+        say_("connection from " + it->second->from + " on " + verbs_device_name(id->verbs->device) +
+             "/" + std::to_string(id->port_num));
       }
       break;
     case RDMA_CM_EVENT_DISCONNECTED:

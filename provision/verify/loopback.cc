@@ -91,8 +91,10 @@ Result<Context> open_by_name(const std::string& name) {
   std::unique_ptr<ibv_device*, void (*)(ibv_device**)> list(ibv_get_device_list(&n),
                                                             ibv_free_device_list);
   if (!list) return make_error(name, "libibverbs cannot list devices", errno);
+  // By the name it has now, not the one libibverbs listed it under (verbs_device_name): a
+  // device renamed in this run (rd.rdma.devname) after the plan's look.
   for (int i = 0; i < n; ++i) {
-    if (name != ibv_get_device_name(list.get()[i])) continue;
+    if (name != verbs_device_name(list.get()[i])) continue;
     Context ctx(ibv_open_device(list.get()[i]));
     if (!ctx) return make_error(name, "cannot open the device (/dev/infiniband/uverbs*)", errno);
     return ctx;

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <memory>
 
+#include "provision/kernel/verbs.h"
 #include "provision/verify/check.h"
 #include "provision/verify/check_internal.h"
 
@@ -112,7 +113,7 @@ Result<PeerResult> peer_attempt(const PeerCheck& c, Until resolve_until, Until u
     return s.error();
   }
   PeerResult r;
-  r.device = id->verbs ? ibv_get_device_name(id->verbs->device) : "?";
+  r.device = id->verbs ? verbs_device_name(id->verbs->device) : "?";
   r.port = id->port_num;
   if (id->verbs && id->verbs->device->transport_type == IBV_TRANSPORT_IWARP) {
     char text[INET6_ADDRSTRLEN] = "?";

@@ -86,6 +86,33 @@ TEST(StatusCli, ALinkBelowWhatTheFabricExpectsIsShownDegraded) {
   EXPECT_TRUE(nlohmann::json::parse(out)["rdma_devices"][0]["ports"][0]["expected"].is_null());
 }
 
+// Fixed device names (rd.rdma.devname): a device that has its name says so with the
+// setting, one still to be renamed says to what (a swap by its final name, not the
+// temporary one); the same in JSON, null for a device no setting names.
+TEST(StatusCli, AFixedDeviceNameIsShownHeldOrToBeGiven) {
+  std::string root = testing::unpack_fixture("cx5-roce");
+  const std::string args = " --root " + root +
+                           " --cmdline-string 'rd.rdma.devname=mlx5_1:pci-0000:af:00.0 "
+                           "rd.rdma.devname=mlx5_0:pci-0000:af:00.1'";
+  int st = -1;
+  std::string out = testing::run(testing::tool_binary() + " status" + args, &st);
+  ASSERT_EQ(st, 0) << out;
+  EXPECT_NE(out.find("node_guid 9803:9b03:0046:8a10\n    to be renamed mlx5_1  [cmdline: "
+                     "rd.rdma.devname=mlx5_1:pci-0000:af:00.0]\n"),
+            std::string::npos)
+      << out;
+  out = testing::run(testing::tool_binary() + " status --json --root " + root +
+                         " --cmdline-string 'rd.rdma.devname=mlx5_0:pci-0000:af:00.0'",
+                     &st);
+  ASSERT_EQ(st, 0) << out;
+  auto j = nlohmann::json::parse(out);
+  EXPECT_EQ(j["rdma_devices"][0]["fixed_name"]["wanted"], "mlx5_0");
+  EXPECT_EQ(j["rdma_devices"][0]["fixed_name"]["held"], true);
+  EXPECT_EQ(j["rdma_devices"][0]["fixed_name"]["source"],
+            "cmdline: rd.rdma.devname=mlx5_0:pci-0000:af:00.0");
+  EXPECT_TRUE(j["rdma_devices"][1]["fixed_name"].is_null());
+}
+
 TEST(StatusCli, EveryFixtureShowsItsDevicesPortsAndLinks) {
   struct Want {
     const char* fixture;

@@ -940,13 +940,13 @@ scenario_20-hca-standin() {
         "the wait brought the port's interface up (nothing else here names it: dracut's ifname= names the NIC)"
     # Soft-RoCE is ACTIVE at NETDEV_UP (rxe_notify), so the wait's first look after the
     # link-up finds it so ("already"); a ConnectX would take its carrier's time ("done").
-    check_line "$log" 'rdma-provision: (done|already) +wait-port +hca0/1: DOWN \(fabric0 down\) -> ACTIVE' \
+    check_line "$log" 'rdma-provision: (done|already) +wait-port +hca0/1: DOWN \(fabric0 down\) before action 1 -> ACTIVE' \
         "the plan saw the port DOWN with its link down; the wait found it ACTIVE once the link was up"
     check_order "$log" "rdma-provision: done +rdma-rename +rxe0" "rdma-provision: (done|already) +roce-tos +hca0/1" "the rename before the RoCE default that names the new name"
     check_order "$log" "rdma-provision: done +link-up +$NIC" 'rdma-provision: (done|already) +wait-port +hca0/1' "link-up before the wait"
     check_line "$log" 'rdma-provision: checked +verify-port +hca0/1: .*RDMA WRITE of [0-9]+ bytes checked' \
         "the port was loopback-checked once ACTIVE, under its new name"
-    check_line "$log" 'NFSROOT: rdma device hca0 port 1 state: ACTIVE' "the real root has the device under its fixed name"
+    check_line "$log" 'NFSROOT: rdma device hca0 port 1 state: 4: ACTIVE' "the real root has the device under its fixed name"
     check_no_line "$log" 'NFSROOT: rdma device rxe0 ' "... and none under the old one"
     check_line "$log" 'NFSROOT: configfs hca0/1 default_roce_tos: 106' "the RoCE default set under the new name holds"
     check_no_line "$log" 'NFSROOT: second apply \| .*rdma-rename' "the real root's apply has nothing to rename (the name held)"

@@ -173,7 +173,8 @@ INSTANTIATE_TEST_SUITE_P(
             ":2: address 'notakey' is neither a port GUID (0002:c903:0031:78f2), a MAC address "
             "(aa:bb:cc:dd:ee:ff), a PCI function (pci-0000:af:00.0) nor an RDMA port (mlx5_0/1)"},
         Bad{"[nodes]\n52:54:00:00:00:01 colour=x\n",
-            ":2: unknown node field 'colour' (known: name, address, pkeys, mode, mtu, rxe, siw, devname)"},
+            ":2: unknown node field 'colour' (known: name, address, pkeys, mode, mtu, rxe, siw, "
+            "devname)"},
         Bad{"[nodes]\n52:54:00:00:00:01 name\n",
             ":2: node field 'name' is not of the form key=value"},
         // Every other value path: the one parser's message, with the file:line.
