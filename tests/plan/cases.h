@@ -63,6 +63,16 @@ inline constexpr Case kGoldenCases[] = {
      "rd.rdma.roce=netdev-ens1f0np0:v2:106 rd.rdma.wait=netdev-ens1f0np0", nullptr},
     {"cx5_roce_swap_names", "cx5-roce",
      "rd.rdma.name=ens1f1np1:98:03:9b:46:8a:10 rd.rdma.name=ens1f0np0:98:03:9b:46:8a:11", nullptr},
+    // Fixed RDMA device names: the two trade names through a temporary one, first; the RoCE
+    // defaults and the wait name the device by its new name and come after.
+    {"cx5_roce_devname_swap", "cx5-roce",
+     "rd.rdma.devname=mlx5_1:pci-0000:af:00.0 rd.rdma.devname=mlx5_0:pci-0000:af:00.1 "
+     "rd.rdma.roce=mlx5_1/1:v2:106 rd.rdma.wait=mlx5_1/1",
+     nullptr},
+    // The link the fabric expects of an InfiniBand port and its HCA, checked after the wait.
+    {"cx5_ib_expect", "cx5-ib",
+     "rd.rdma.expect=*:rate=400,width=4x,sm=yes rd.rdma.expect=mlx5_0:fw=16.35.2000,pcie_width=max",
+     nullptr},
     {"rxe_existing", "rxe-virtio",
      "rd.rdma.rxe=eth0 rd.rdma.roce=rxe0/1:v2:106 rd.rdma.name=roce0:52:54:00:77:00:01 "
      "rd.rdma.wait=rxe0/1",
