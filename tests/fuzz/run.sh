@@ -36,6 +36,7 @@ declare -A SRCS=(
   [sysfs_values]="$base"
   [json]="$base provision/base/json.cc"
   [sysfs_tree]="$base provision/inventory/sysfs.cc provision/inventory/sysfs_net.cc provision/inventory/inventory.cc provision/inventory/shown.cc"
+  [nvme_replies]="$base provision/kernel/nvme_fabrics.cc"
   [netlink_replies]="$base provision/kernel/nl_io.cc provision/kernel/rtnl.cc provision/kernel/rtnl_addr.cc provision/kernel/rtnl_testing.cc provision/kernel/rdma_nl.cc provision/kernel/dcbnl.cc"
 )
 # netlink_replies links libnl (built by Bazel from Debian's source, uninstrumented: the
@@ -48,7 +49,7 @@ libnl_flags() {
     "$bin/external/libnl/libnl-route-3.a $bin/external/libnl/libnl-3.a -lpthread"
 }
 targets=("$@")
-((${#targets[@]})) || targets=(cmdline native_conf mlx4_conf modules_conf modprobe_conf ipoib_rules link_files sysfs_values json sysfs_tree netlink_replies)
+((${#targets[@]})) || targets=(cmdline native_conf mlx4_conf modules_conf modprobe_conf ipoib_rules link_files sysfs_values json sysfs_tree netlink_replies nvme_replies)
 runs=${FUZZ_RUNS:--1}
 
 # Each target builds and runs on its own (FUZZ_JOBS at once, default the number of CPUs):
