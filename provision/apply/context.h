@@ -76,6 +76,9 @@ Outcome exec_dcb_apps(ApplyContext& ctx, const Action& a, const SetDcbApps& p);
 // administratively down (...)" or "... is up but has no carrier: no link (...)".
 std::string roce_link_down(FileOps& files, const std::string& device, unsigned port);
 
+// NVMe over Fabrics over RDMA through /dev/nvme-fabrics (apply/nvmf.cc)
+Outcome exec_nvmf_connect(ApplyContext& ctx, const Action& a, const ConnectNvmf& p);
+
 // libibverbs and librdmacm: the data path tried (apply/verify.cc)
 Outcome exec_verify_port(ApplyContext& ctx, const Action& a, const VerifyPort& p);
 Outcome exec_verify_peer(ApplyContext& ctx, const Action& a, const VerifyPeer& p);

@@ -38,6 +38,7 @@ constexpr std::array<ExecutorEntry, kActionKinds> kExecutors = {{
     {ActionKind::kRequire, run<Require, exec_require>, nullptr},
     {ActionKind::kCheckLink, run<CheckLink, exec_check_link>, nullptr},
     {ActionKind::kRenameRdmaDevice, run<RenameRdmaDevice, exec_rdma_rename>, nullptr},
+    {ActionKind::kConnectNvmf, run<ConnectNvmf, exec_nvmf_connect>, nullptr},
 }};
 
 constexpr bool rows_in_kind_order() {

@@ -48,6 +48,13 @@ const std::vector<Command>& command_table() {
        "try the RDMA data path: a loopback RC QP pair on each configured port (every port "
        "when none is), a peer with --peer; --listen answers peers; exit 0 verified, 1 a "
        "check failed, 2 invalid input, 5 nothing to check"},
+      {"nvmf",
+       {"--root", "inputs", "--boot", "--online", "--log"},
+       cmd_nvmf,
+       "connect the NVMe over Fabrics targets over RDMA the boot asks for (dracut's "
+       "rd.nvmf.discover=rdma,...): discovery, each subsystem, its namespaces' block devices; "
+       "exit 0 connected or nothing to connect, 1 a target not connected, 2 invalid input, 4 "
+       "a target reached through another interface (--online)"},
       {"preload",
        {"--root", "inputs", "--log"},
        cmd_preload,

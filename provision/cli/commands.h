@@ -49,6 +49,7 @@ int cmd_apply(const Options& o);
 int cmd_udev_rules(const Options& o);
 int cmd_udev_name(const Options& o);
 int cmd_verify(const Options& o);
+int cmd_nvmf(const Options& o);  // nvmf.cc
 int cmd_preload(const Options& o);
 int cmd_explain(const Options& o);  // explain.cc
 int cmd_capture(const Options& o);  // capture.cc

@@ -146,8 +146,9 @@ const std::vector<OptionSpec>& option_table() {
                          : "--listen: " + quote(v) + " is not ADDR, ADDR:PORT, :PORT or all";
        }},
       {"--online", "IFACE", "",
-       "verify --boot: IFACE has just come online (dracut's online hook); check the peer only "
-       "if the route to it goes through IFACE, else exit 4 (checked at a later interface)",
+       "verify --boot, nvmf --boot: IFACE has just come online (dracut's online hook); check "
+       "the peer, or connect a target, only if the route to it goes through IFACE, else exit 4 "
+       "(at a later interface)",
        false,
        [](std::string_view v, Options& o) {
          o.online = std::string(v);
@@ -192,8 +193,9 @@ const std::vector<OptionSpec>& option_table() {
                     : "--udev-settle: " + quote(v) + " is not a number of seconds from 1 to 3600";
        }},
       {"--boot", "", "",
-       "verify: what rd.rdma.verify asks once the network is up (the peer check; nothing when "
-       "it asks for none); the result also in /run/rdma-provision/verify.{json,env}",
+       "verify, nvmf: what rd.rdma.verify asks once the network is up (the peer check; nothing "
+       "when it asks for none), or the NVMe over Fabrics targets over RDMA to connect; the "
+       "result also in /run/rdma-provision/verify.{json,env} or nvmf.{json,env}",
        false,
        [](std::string_view, Options& o) {
          o.boot = true;

@@ -125,6 +125,8 @@ class Builder {
         // Beside the config in the image too, where the binary looks at boot.
         const std::string dest = nodes_d_dir(standard) + f.substr(f.rfind('/'));
         file(f, f == dest ? "" : dest, "node table (nodes.d)");
+      } else if (starts_with(f, "/etc/nvme/")) {
+        file(f, "", "the host's NVMe identity, for the NVMe over Fabrics connect over RDMA");
       } else if (!opt_.rdma_core || starts_with(f, "/run/")) {
         // Left out on request; or the build host's runtime state, not configuration.
       } else if (f.find("/modprobe.d/") != std::string::npos) {

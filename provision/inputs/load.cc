@@ -246,6 +246,23 @@ std::string read_dhcp_root(const Root& root, const std::string& iface, Config& c
          cfg.boot.nfs_server_unknown->source + ")";
 }
 
+// The host's NVMe identity where a target over RDMA is connected (rd.nvmf.discover=rdma,...)
+// and the command line gives none: /etc/nvme/hostnqn and hostid, as nvme-cli reads them
+// (fabrics.c nvmf_hostnqn_from_file) and dracut's 95nvmf carries them into the image.
+void read_nvme_host(const Root& root, Inputs& in) {
+  BootContext& boot = in.config.boot;
+  if (boot.nvmf_rdma().empty()) return;
+  auto one = [&](const char* path, std::optional<Sourced<std::string>>& out) {
+    if (out || !root.exists(path)) return;
+    auto text = root.read(path);
+    if (!text || trim(*text).empty()) return;
+    in.files_read.push_back(path);
+    out = Sourced<std::string>{std::string(trim(*text)), Source::at(Source::Origin::kOther, path)};
+  };
+  one("/etc/nvme/hostnqn", boot.nvmf_hostnqn);
+  one("/etc/nvme/hostid", boot.nvmf_hostid);
+}
+
 Inputs load_inputs(const Root& root, const InputOptions& opt) {
   Inputs in;
   read_one(root, "/etc/rdma/mlx4.conf", parse_mlx4_conf, in, false);
@@ -279,6 +296,7 @@ Inputs load_inputs(const Root& root, const InputOptions& opt) {
     for (const char* g : kNmGenerators)
       if (root.exists(g)) in.config.boot.network_manager = Source::at(Source::Origin::kOther, g);
   }
+  read_nvme_host(root, in);
   check_networkmanager(in.config, in.diag);
   leave_ib_pkey_to_networkmanager(in);
   check_nm_generator(root, in);

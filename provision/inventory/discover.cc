@@ -119,6 +119,7 @@ Inventory discover(const Root& root, Detail detail) {
   enrich_netdevs(root, inv);
   discover_presence(root, inv);
   discover_verbs(root, inv);
+  if (detail == Detail::kFull) inv.nvme = discover_nvme_controllers(root);
   return inv;
 }
 

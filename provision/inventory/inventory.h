@@ -128,8 +128,25 @@ struct NetDev {
   int dcb_errno = 0;
 };
 
+// An NVMe controller (drivers/nvme/host/sysfs.c, /sys/class/nvme/nvmeN): over fabrics its
+// transport ("rdma", "tcp"), address ("traddr=%s,trsvcid=%s[,host_traddr=%s]"), the
+// subsystem's NQN and its state ("live", "connecting", ...); and the block devices of its
+// namespaces once the kernel's scan added them: with native multipath the hidden path disk
+// nvme<S>c<N>n<H> under the controller and the head nvme<S>n<H> (multipath.c
+// nvme_mpath_alloc_disk), without it nvme<N>n<H> (core.c nvme_alloc_ns).
+struct NvmeController {
+  int instance = -1;  // nvme<instance>
+  std::string transport, address, subsysnqn, state;
+  std::vector<std::string> block_devices;  // "/dev/nvme0n1", present in /sys/block
+  // Whether its address is "traddr=<traddr>,trsvcid=<trsvcid>" (and maybe more).
+  bool reaches(const std::string& traddr, const std::string& trsvcid) const;
+};
+// Read now, for status and for nvmf-connect (which looks again while it waits).
+std::vector<NvmeController> discover_nvme_controllers(const Root& root);
+
 struct Inventory {
   std::vector<RdmaDevice> rdma;
+  std::vector<NvmeController> nvme;     // NVMe over Fabrics controllers (status)
   std::vector<PciFunction> pci;         // functions with an RDMA-capable driver
   std::vector<PciAddress> pci_present;  // every PCI function, whatever drives it
   std::vector<NetDev> netdevs;

@@ -24,15 +24,17 @@ static_assert(
         kAt<ActionKind::kWaitPort, WaitPort> && kAt<ActionKind::kWaitLink, WaitLink> &&
         kAt<ActionKind::kVerifyPort, VerifyPort> && kAt<ActionKind::kVerifyPeer, VerifyPeer> &&
         kAt<ActionKind::kRequire, Require> && kAt<ActionKind::kCheckLink, CheckLink> &&
-        kAt<ActionKind::kRenameRdmaDevice, RenameRdmaDevice>,
+        kAt<ActionKind::kRenameRdmaDevice, RenameRdmaDevice> &&
+        kAt<ActionKind::kConnectNvmf, ConnectNvmf>,
     "ActionKind and ActionParams list the kinds in the same order");
 
 // The names plan, report, state file and logs use, indexed by ActionKind.
 constexpr std::array<std::string_view, kActionKinds> kNames = {
-    "load-module", "reload-module", "port-type",   "port-mtu",   "soft-link",  "rename",
-    "roce-mode",   "roce-tos",      "pkey-child",  "ipoib-mode", "mtu",        "dcb-ets",
-    "dcb-pfc",     "dcb-app",       "link-up",     "address",    "route",      "wait-port",
-    "wait-link",   "verify-port",   "verify-peer", "require",    "check-link", "rdma-rename",
+    "load-module", "reload-module", "port-type",  "port-mtu",    "soft-link",
+    "rename",      "roce-mode",     "roce-tos",   "pkey-child",  "ipoib-mode",
+    "mtu",         "dcb-ets",       "dcb-pfc",    "dcb-app",     "link-up",
+    "address",     "route",         "wait-port",  "wait-link",   "verify-port",
+    "verify-peer", "require",       "check-link", "rdma-rename", "nvmf-connect",
 };
 
 struct Text {
@@ -113,6 +115,7 @@ Text text(const CheckLink& p) {
   return {p.port ? port_of(p.device, p.port) : p.device, p.want.str()};
 }
 Text text(const RenameRdmaDevice& p) { return {p.from, p.to}; }
+Text text(const ConnectNvmf& p) { return {"nvmf " + p.shown(), "connected, namespaces present"}; }
 Text text(const Require& p) { return {p.noun + " " + p.wanted, "present (" + p.what + ")"}; }
 
 Text text_of(const ActionParams& params) {
@@ -123,6 +126,10 @@ Text text_of(const ActionParams& params) {
 
 std::string VerifyPeer::shown() const {
   return (address.v6 ? "[" + address.str() + "]" : address.str()) + ":" + std::to_string(port);
+}
+
+std::string ConnectNvmf::shown() const {
+  return (traddr.find(':') != std::string::npos ? "[" + traddr + "]" : traddr) + ":" + trsvcid;
 }
 
 std::string PfcMasks::str() const { return "pfctx=0x" + hex(tx, 2) + " pfcrx=0x" + hex(rx, 2); }

@@ -179,11 +179,21 @@ struct RenameRdmaDevice {
   std::string from, to;
 };
 
+// An NVMe over Fabrics target over RDMA connected (rd.nvmf.discover=rdma,..., plan/nvmf.cc):
+// its discovery controller, each NVMe subsystem its log lists over RDMA, and their
+// namespaces' block devices waited for. At the network-online point (`nvmf --boot`).
+struct ConnectNvmf {
+  std::string traddr, trsvcid;
+  std::string host_traddr;      // "" when dracut's is "none"
+  std::string hostnqn, hostid;  // both or neither
+  std::string shown() const;    // "10.77.0.1:4420", "[fd00::1]:4420"
+};
+
 using ActionParams =
     std::variant<LoadModule, ReloadModule, SetPortType, SetPortMtu, CreateSoftLink, Rename,
                  SetRoceMode, SetRoceTos, CreatePkeyChild, SetIpoibMode, SetMtu, SetDcbEts,
                  SetDcbPfc, SetDcbApps, LinkUp, AddAddress, AddRoute, WaitPort, WaitLink,
-                 VerifyPort, VerifyPeer, Require, CheckLink, RenameRdmaDevice>;
+                 VerifyPort, VerifyPeer, Require, CheckLink, RenameRdmaDevice, ConnectNvmf>;
 
 enum class ActionKind {
   kLoadModule,
@@ -210,6 +220,7 @@ enum class ActionKind {
   kRequire,
   kCheckLink,
   kRenameRdmaDevice,
+  kConnectNvmf,
 };
 constexpr size_t kActionKinds = std::variant_size_v<ActionParams>;
 std::string_view to_string(ActionKind k);  // "load-module", "port-type", ...

@@ -56,6 +56,15 @@ struct VerifyRequest {
   std::string peer_reason;  // the peer's, when it differs ("... (the NFS server of root=)")
 };
 Plan make_verify_plan(const Config& cfg, const Inventory& inv, const VerifyRequest& r);
+// `rdma-provision nvmf --boot`, at the network-online point: an nvmf-connect for each
+// target dracut's 95nvmf would connect over RDMA (BootContext::nvmf_rdma) whose route
+// goes through the interface now online, with the host's NQN and ID (both or neither).
+struct NvmfRequest {
+  std::vector<const BootContext::NvmfTarget*> targets;
+  std::string hostnqn, hostid;
+  std::string identity_source;  // where the NQN and ID came from, for the action's reason
+};
+Plan make_nvmf_plan(const Config& cfg, const NvmfRequest& r);
 // `rdma-provision preload`: the module loads of `full` that need no device, started by the
 // dracut module before udev's coldplug so the kernel's module initialisation is done by the
 // time apply runs (what the floor of tests/bench/qemu_time_to_root.sh does): soft-device,

@@ -64,6 +64,9 @@ inline constexpr const char* kStateEnvPath = "/run/rdma-provision/state.env";
 // forms: state.json's and state.env's shapes for the verify plan.
 inline constexpr const char* kVerifyPath = "/run/rdma-provision/verify.json";
 inline constexpr const char* kVerifyEnvPath = "/run/rdma-provision/verify.env";
+// nvmf --boot: the NVMe over Fabrics connects at the network-online point.
+inline constexpr const char* kNvmfPath = "/run/rdma-provision/nvmf.json";
+inline constexpr const char* kNvmfEnvPath = "/run/rdma-provision/nvmf.env";
 // Made by `apply --udev-settle` just before its last look at the machine: from then on a
 // device udev adds that it does not list (inventory/coldplug.h udev_ids: the devices that
 // run has seen) gets another run, queued by the dracut module's udev rule

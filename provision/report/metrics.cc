@@ -123,6 +123,17 @@ std::string metrics_text(int exit_code, const Config& cfg, const Plan& plan,
                  label("expected", c.want.str()),
              static_cast<int>(report->outcomes[i].kind == OutcomeKind::kChecked));
   }
+  // NVMe over Fabrics controllers over RDMA (a root on NVMe/RDMA: `nvmf --boot` connected
+  // them in the initramfs): 1 while live, 0 otherwise (reconnecting after a lost link).
+  w.family("rdma_provision_nvmf_controller", "gauge",
+           "NVMe over Fabrics controllers over RDMA: 1 live, 0 otherwise (its state label says).");
+  for (const auto& c : after.nvme) {
+    if (c.transport != "rdma") continue;
+    w.sample(label("controller", "nvme" + std::to_string(c.instance)) + "," +
+                 label("address", c.address) + "," + label("subsysnqn", c.subsysnqn) + "," +
+                 label("state", c.state),
+             c.state == "live" ? 1 : 0);
+  }
   w.family("rdma_provision_port_roce_mode", "gauge",
            "Default RoCE mode of each port in the rdma_cm configfs (1 for the mode it has).");
   for (const auto& d : after.rdma) {

@@ -223,6 +223,21 @@ void print_status(Printer& o, const Inventory& inv, const StatusNotes& notes) {
     o.close_object().text("\n");
   }
   o.close_array();
+  // NVMe over Fabrics controllers (a root on NVMe/RDMA: rdma-provision nvmf), where any.
+  if (!inv.nvme.empty()) o.text("NVMe controllers (" + std::to_string(inv.nvme.size()) + "):\n");
+  o.open_array("nvme");
+  for (const auto& c : inv.nvme) {
+    o.open_object().any("name", "nvme" + std::to_string(c.instance),
+                        "  nvme" + std::to_string(c.instance));
+    o.any("transport", c.transport, "  " + or_dash(c.transport));
+    o.any("address", c.address, c.address.empty() ? "" : "  " + c.address);
+    o.any("state", c.state, "  " + or_dash(c.state));
+    o.any("subsysnqn", c.subsysnqn, "  " + or_dash(c.subsysnqn));
+    o.open_array("block_devices");
+    for (const auto& b : c.block_devices) o.item(b).text("  " + b);
+    o.close_array().close_object().text("\n");
+  }
+  o.close_array();
   o.text("modules: " + std::to_string(inv.modules.size()) + " loaded");
   o.open_array("modules");
   for (const auto& m : inv.modules) o.item(m);

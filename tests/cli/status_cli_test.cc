@@ -113,6 +113,31 @@ TEST(StatusCli, AFixedDeviceNameIsShownHeldOrToBeGiven) {
   EXPECT_TRUE(j["rdma_devices"][1]["fixed_name"].is_null());
 }
 
+// NVMe over Fabrics controllers (drivers/nvme/host/sysfs.c: transport, address, state,
+// subsysnqn; the namespace's head disk nvme0n1 for the path disk nvme0c1n1 under nvme1, as
+// native multipath names them), as a root on NVMe/RDMA leaves them; none, nothing said.
+TEST(StatusCli, NvmeOverFabricsControllersAreListed) {
+  std::string root = testing::unpack_fixture("rxe-virtio");
+  int st = -1;
+  std::string out = testing::run(testing::tool_binary() + " status --root " + root, &st);
+  EXPECT_EQ(out.find("NVMe"), std::string::npos) << out;
+  const std::string c = root + "/sys/class/nvme/nvme1";
+  testing::run("mkdir -p " + c + "/nvme0c1n1 " + root + "/sys/block/nvme0n1 && echo rdma > " + c +
+               "/transport && echo traddr=10.77.0.1,trsvcid=4420 > " + c +
+               "/address && echo live > " + c + "/state && echo nqn.2026-11.io.example:root > " +
+               c + "/subsysnqn");
+  out = testing::run(testing::tool_binary() + " status --root " + root, &st);
+  ASSERT_EQ(st, 0) << out;
+  EXPECT_NE(out.find("NVMe controllers (1):\n  nvme1  rdma  traddr=10.77.0.1,trsvcid=4420  live  "
+                     "nqn.2026-11.io.example:root  /dev/nvme0n1\n"),
+            std::string::npos)
+      << out;
+  out = testing::run(testing::tool_binary() + " status --json --root " + root, &st);
+  auto j = nlohmann::json::parse(out);
+  EXPECT_EQ(j["nvme"][0]["state"], "live");
+  EXPECT_EQ(j["nvme"][0]["block_devices"][0], "/dev/nvme0n1");
+}
+
 TEST(StatusCli, EveryFixtureShowsItsDevicesPortsAndLinks) {
   struct Want {
     const char* fixture;

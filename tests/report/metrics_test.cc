@@ -174,6 +174,30 @@ TEST(Metrics, EachExpectedLinkIsASample) {
             1);
 }
 
+// NVMe over Fabrics controllers over RDMA (a root on NVMe/RDMA): 1 live, 0 reconnecting;
+// those over another transport are not this program's.
+TEST(Metrics, EachNvmeControllerOverRdmaIsASample) {
+  Inventory after;
+  after.nvme = {{1, "rdma", "traddr=10.77.0.1,trsvcid=4420", "nqn.a", "live", {"/dev/nvme0n1"}},
+                {2, "rdma", "traddr=10.77.0.1,trsvcid=4421", "nqn.b", "connecting", {}},
+                {3, "tcp", "traddr=10.77.0.1,trsvcid=4420", "nqn.c", "live", {}}};
+  auto samples = read_exposition(metrics_text(0, Config{}, Plan{}, nullptr, after, 1700000000));
+  EXPECT_EQ(value_of(samples, "rdma_provision_nvmf_controller",
+                     {{"controller", "nvme1"},
+                      {"address", "traddr=10.77.0.1,trsvcid=4420"},
+                      {"subsysnqn", "nqn.a"},
+                      {"state", "live"}}),
+            1);
+  EXPECT_EQ(value_of(samples, "rdma_provision_nvmf_controller",
+                     {{"controller", "nvme2"},
+                      {"address", "traddr=10.77.0.1,trsvcid=4421"},
+                      {"subsysnqn", "nqn.b"},
+                      {"state", "connecting"}}),
+            0);
+  for (const auto& s : samples)
+    EXPECT_EQ(s.labels.count("controller") && s.labels.at("controller") == "nvme3", false);
+}
+
 // The binary on a fixture: every family, the run's figures, and the file replaced whole.
 TEST(MetricsCli, ApplyWritesTheOutcomeForTheTextfileCollector) {
   const std::string root = testing::unpack_fixture("rxe-virtio");

@@ -1,0 +1,90 @@
+// `rdma-provision nvmf` on fixture trees (no NVMe over Fabrics here: what it would connect
+// is planned and skipped as acting on the running kernel only): which targets it takes
+// (dracut's rd.nvmf.discover=rdma,... only, none under rd.nonvmf), the host's identity it
+// sends (both or neither), and its usage.
+#include <gtest/gtest.h>
+
+#include "tests/support/fixture.h"
+
+namespace rp {
+namespace {
+
+using testing::has;
+using testing::tool;
+
+TEST(NvmfCli, NothingAskedIsQuiet) {
+  const std::string root = testing::unpack_fixture("rxe-virtio");
+  auto r = tool(root, "nvmf --cmdline-string 'rd.rdma.rxe=eth0'");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.out, "");
+  // A target over tcp is dracut's own, and rd.nonvmf turns every target off.
+  r = tool(root, "nvmf --cmdline-string 'rd.nvmf.discover=tcp,10.77.0.1'");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.out, "");
+  r = tool(root, "nvmf --cmdline-string 'rd.nvmf.discover=rdma,10.77.0.1 rd.nonvmf'");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_FALSE(has(r.out, "nvmf-connect")) << r.out;
+}
+
+TEST(NvmfCli, ATargetOverRdmaIsOneConnectWithTheHostsIdentity) {
+  const std::string root = testing::unpack_fixture("rxe-virtio");
+  const std::string id = "5e7c1d2a-8b4f-4e6a-9c3d-1f2e3a4b5c6d";
+  auto r = tool(root,
+                "nvmf --log stderr --cmdline-string 'rd.nvmf.discover=rdma,10.77.0.1,,4421 "
+                "rd.nvmf.hostnqn=nqn.2014-08.org.nvmexpress:uuid:" +
+                    id + "'");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(has(r.out,
+                  "skipped  nvmf-connect nvmf 10.77.0.1:4421: not connected -> connected, "
+                  "namespaces present (acts on the running kernel only (--root DIR))  "
+                  "[cmdline: rd.nvmf.discover=rdma,10.77.0.1,,4421; host "
+                  "nqn.2014-08.org.nvmexpress:uuid:" +
+                      id + " (cmdline: rd.nvmf.hostnqn="))
+      << r.out;
+  EXPECT_TRUE(has(r.out, "ID from its NQN)]")) << r.out;
+  // An NQN of another form without an ID: neither is sent, and that is said.
+  r = tool(root,
+           "nvmf --log stderr --cmdline-string 'rd.nvmf.discover=rdma,10.77.0.1 "
+           "rd.nvmf.hostnqn=nqn.2026-11.io.example:node17'");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(has(r.out,
+                  "nvmf: the host's NQN (cmdline: rd.nvmf.hostnqn=nqn.2026-11.io.example:"
+                  "node17) without its ID: the kernel pairs them, so neither is sent"))
+      << r.out;
+  EXPECT_FALSE(has(r.out, "; host nqn")) << r.out;
+}
+
+// Without rd.nvmf.hostnqn/hostid the files nvme-cli reads (and dracut's 95nvmf carries):
+// read only where a target over RDMA is connected, and carried into the image then.
+TEST(NvmfCli, TheHostsIdentityFromEtcNvme) {
+  const std::string root = testing::unpack_fixture("rxe-virtio");
+  testing::run("mkdir -p " + root + "/etc/nvme && echo nqn.2026-11.io.example:node17 > " + root +
+               "/etc/nvme/hostnqn && echo 0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0 > " + root +
+               "/etc/nvme/hostid");
+  const std::string cmdline = " --cmdline-string 'rd.nvmf.discover=rdma,10.77.0.1'";
+  auto r = tool(root, "nvmf --log stderr" + cmdline);
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(has(r.out,
+                  "; host nqn.2026-11.io.example:node17 (/etc/nvme/hostnqn, ID from "
+                  "/etc/nvme/hostid)]"))
+      << r.out;
+  r = tool(root, "image-needs" + cmdline);
+  EXPECT_TRUE(has(r.out, "file /etc/nvme/hostnqn  #")) << r.out;
+  EXPECT_TRUE(has(r.out, "file /etc/nvme/hostid  #")) << r.out;
+  // Nothing over RDMA: neither read nor carried.
+  r = tool(root, "image-needs --cmdline-string 'rd.nvmf.discover=tcp,10.77.0.1'");
+  EXPECT_FALSE(has(r.out, "/etc/nvme/")) << r.out;
+}
+
+TEST(NvmfCli, Usage) {
+  const std::string root = testing::unpack_fixture("rxe-virtio");
+  auto r = tool(root, "nvmf --online eth0");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_TRUE(has(r.out, "--online goes with --boot")) << r.out;
+  r = tool(root, "nvmf --cmdline-string 'rd.rdma.roce=rxe0:v9'");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_TRUE(has(r.out, "invalid input: nothing connected")) << r.out;
+}
+
+}  // namespace
+}  // namespace rp
