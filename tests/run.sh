@@ -121,7 +121,7 @@ fuzz=$(bash tests/fuzz/run.sh "${FUZZ_SECONDS:-5}" 2>&1)
 echo "$fuzz" | grep -v ' passed, '
 add_counts fuzzing "$(echo "$fuzz" | tail -n 1)"
 
-# E2E_SCENARIOS: which boots to run (default 1 3 4 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21: shell-init root over
+# E2E_SCENARIOS: which boots to run (default 1 3 4 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 23: shell-init root over
 # NFS/RDMA, a bad parameter, the server absent, systemd with rdma-core's 50rdma beside
 # ours, our netlink requests against iproute2's on the guest kernel, the binary aborting
 # and hanging, a broken configuration in the image, a port without carrier, rd.break
@@ -129,9 +129,9 @@ add_counts fuzzing "$(echo "$fuzz" | tail -n 1)"
 # NetworkManager in the initramfs, the RDMA path verified against a listener and failing
 # without one, dracut-ng 106, NetworkManager without its initrd generator, a hardware
 # stand-in whose port is DOWN on a down link until the plan brings it up, the listener
-# under load and faults); "all" runs
+# under load and faults, the root on NVMe over Fabrics over RDMA); "all" runs
 # every scenario, "none" skips the boots.
-scen=${E2E_SCENARIOS:-1 3 4 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21}
+scen=${E2E_SCENARIOS:-1 3 4 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 23}
 if [[ $scen != none ]]; then
   [[ $scen == all ]] && scen=""
   echo "=== end-to-end boots in QEMU: tests/e2e/run.sh ${scen:-(all scenarios)}"
@@ -144,8 +144,9 @@ fi
 # line), beside 6.1's (default: the shell and systemd boots over Soft-RoCE, the netlink
 # comparison, the port without carrier (Soft-RoCE's port state is the kernel's to decide),
 # the RDMA path verified against the server's listener over Soft-RoCE, and Soft-iWARP end
-# to end with the siw.ko bootstrap builds for it, its peer checked); "none" skips them.
-scen612=${E2E_SCENARIOS_612:-1 7 8 11 16 22}
+# to end with the siw.ko bootstrap builds for it, its peer checked, and the root on NVMe
+# over Fabrics over RDMA); "none" skips them.
+scen612=${E2E_SCENARIOS_612:-1 7 8 11 16 22 23}
 if [[ $scen612 != none && $scen != none ]]; then
   echo "=== end-to-end boots on the 6.12 kernel: E2E_KERNEL=6.12 tests/e2e/run.sh $scen612"
   # shellcheck disable=SC2086  # scenario names, one per word

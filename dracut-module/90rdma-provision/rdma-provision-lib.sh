@@ -349,6 +349,42 @@ rp_verify() {
     esac
 }
 
+# NVMe over Fabrics targets over RDMA (rd.nvmf.discover=rdma,...; the early step's
+# RP_NVMF_RDMA): connected by the binary once the network is up, at the same online point
+# as rd.rdma.verify=peer and after it, once per boot: dracut's 95nvmf would run `nvme
+# connect-all` when udev settles, before the RDMA port is named, up or addressed. dracut's
+# own connect-all, where its module is in the image, finds them connected and skips them.
+# $1: the interface that has just come online; a target whose route goes through another
+# waits for that one's turn (exit 4). Under rd.rdma.required=1 a target not connected stops
+# the boot before the root is waited for, with the reason.
+rp_nvmf() {
+    [ -e "$RP_RUN/nvmf.done" ] && return 0
+    [ -e "$RP_RUN/invalid-input" ] && return 0
+    RP_NVMF_RDMA=''
+    rp_state || return 0
+    [ "${RP_ENABLED:-1}" = 1 ] && [ -n "$RP_NVMF_RDMA" ] || return 0
+    mkdir -p "$RP_RUN"
+    : > "$RP_RUN/nvmf.done"
+    rp_run_bin "nvmf --boot${1:+ --online $1}" nvmf.log
+    rp_show "$RP_RUN/nvmf.log"
+    case $_rp_rc in
+        0) return 0 ;;
+        4)
+            # Connected what this interface leads to; the rest at a later one.
+            rm -f "$RP_RUN/nvmf.done"
+            return 0
+            ;;
+        2) rp_fail "nvmf: invalid input, nothing connected (exit 2)" ;;
+        *)
+            if [ "$_rp_rc" -gt 128 ] || [ -e "$RP_RUN/watchdog" ]; then
+                rp_fail "nvmf was killed or crashed (exit $_rp_rc) before the NVMe over Fabrics root was connected"
+            else
+                rp_fail "nvmf: the NVMe over Fabrics target over RDMA is not connected (exit $_rp_rc)$(rp_state_reason "$RP_RUN/nvmf.env")"
+            fi
+            ;;
+    esac
+}
+
 # Before switch-root: a run that udev queued late and the initqueue did not get to is done
 # now, so the real root gets the final state; then one line says what is handed over
 # (/run survives switch-root: state.json, state.env and apply's /run/udev/rules.d rules).

@@ -243,6 +243,18 @@ prepare_nfsroot() {  # the tiny root the server exports
     cp "$r/etc/os-release" "$r/usr/lib/os-release"
 }
 
+# The exported root as an ext4 image (scenario 23: the server serves it as a block device
+# through nvmet over RDMA), made again only when the tiny root's contents changed.
+NVMF_UUID=7a3c52f1-4d0e-4f6a-9b1e-2c8d5e6f7a80
+prepare_nvmf_root() {
+    local img=$W/nvmfroot.img key
+    key=$(cd "$W/nfsroot" && find . -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1)
+    [[ -f $img && $(cat "$img.key" 2> /dev/null) == "$key" ]] && return 0
+    rm -f "$img" "$img.key"
+    mkfs.ext4 -q -F -L e2e-nvmfroot -U "$NVMF_UUID" -d "$W/nfsroot" "$img" 48M || return 1
+    echo "$key" > "$img.key"
+}
+
 # The images' compression (E2E_INITRD_COMPRESS=none|zstd|gzip|...; E2E_PXE_COMPRESS for
 # the PXE pair, which goes over the emulated network): none by default. Measured on the
 # client-shell image (2 cores): dracut 059's own choice, gzip -9, takes 33.0 s to build
@@ -277,6 +289,7 @@ build_image() {
         # The server carries the exported root (whose rdma-provision the real root runs)
         # and the listener's binary: a new binary is a new server image too.
         grep -qE '^e2e_(nfsroot|verify_bin)=' "$conf" && sha256sum "$W/bin/rdma-provision" "$W/nfsroot/sbin/init" $(ls "$W/nfsroot/usr/sbin/verify_fault" 2> /dev/null)
+        grep -q '^e2e_nvmf_image=' "$conf" && cat "$W/nvmfroot.img.key"
         [[ " $modules " == *" e2e-nlmon "* ]] && sha256sum "$W/bin/rdma-provision" "$W"/bin/nl_ops "$W"/bin/nlcap
     } | sha256sum | cut -d' ' -f1)
     if [[ -f $img && -f $img.key && $(cat "$img.key") == "$key" ]]; then
@@ -486,10 +499,11 @@ CLIENT_CONF=(
 # --------------------------------------------------------------------- one boot
 # boot_pair SERVER(yes|no) CLIENT_IMAGE CLIENT_APPEND CLIENT_TIMEOUT
 # -> CLIENT_RC (0: powered off by itself), CLIENT_WALL; logs client.log / server.log
+# SERVER_IMG: the server's image (default server; server-nvmf for scenario 23).
 boot_pair() {
     local with_server=$1 img=$2 append=$3 tmo=$4 t0
     if [[ $with_server == yes ]]; then
-        start_vm server "$W/img/server.img" \
+        start_vm server "$W/img/${SERVER_IMG:-server}.img" \
             "console=ttyS0 panic=-1 rd.shell=0 e2e.ip=$SRV_IP/24 e2e.lifetime=$((tmo + 60))${SERVER_APPEND:+ $SERVER_APPEND}" \
             "$SRV_MAC" "$PORT_A" "$PORT_B" $((tmo + 90))
         # SERVER_WAIT (a regex): the client starts once the server printed it, for a

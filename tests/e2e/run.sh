@@ -29,7 +29,7 @@ fi
 SCENARIOS=(1-shell-init 2-systemd-init 3-bad-parameter 4-server-absent 5-disabled 6-roce-v1 7-with-50rdma 8-netlink-requests
     9-binary-fault 10-broken-config 11-port-inactive 12-rd-break 13-pxe 14-dhcp
     15-network-manager 16-verify-peer 17-verify-no-listener 18-dracut-ng 19-nm-no-generator
-    20-hca-standin 21-verify-load 22-siw image)
+    20-hca-standin 21-verify-load 22-siw 23-nvmf-root image)
 declare -A NEEDS=(  # images each one needs
     [1-shell-init]="server client-shell" [2-systemd-init]="server client-systemd"
     [3-bad-parameter]="server client-shell" [4-server-absent]="client-shell"
@@ -45,6 +45,7 @@ declare -A NEEDS=(  # images each one needs
     [20-hca-standin]="server client-shell-fault"
     [21-verify-load]="server client-shell"
     [22-siw]="server client-shell-siw"
+    [23-nvmf-root]="server-nvmf client-shell-nvmf"
     [image]="client-shell client-systemd client-shell-without client-shell-rdma-core"
 )
 
@@ -93,6 +94,13 @@ build_images() {  # the images the selected scenarios need
     [[ $want == *" client-shell-siw "* ]] && { build_image client-shell-siw \
         "$CLIENT_MODULES rdma-provision e2e-client" \
         "${CLIENT_CONF[@]/rdma_provision_drivers=rdma_rxe/rdma_provision_drivers=siw}" || rc=1; }
+    # NVMe over Fabrics over RDMA (scenario 23): the server also serves the root as a block
+    # device (nvmet, from a RAM disk); the client mounts it (rootfs-block, ext4, nvme_rdma).
+    [[ $want == *" server-nvmf "* ]] && { prepare_nvmf_root && build_image server-nvmf \
+        "base bash udev-rules e2e-nfs-server" "e2e_nfsroot=$W/nfsroot" "e2e_nvmf_image=$W/nvmfroot.img" || rc=1; }
+    [[ $want == *" client-shell-nvmf "* ]] && { build_image client-shell-nvmf \
+        "$CLIENT_MODULES rootfs-block rdma-provision e2e-client" "${CLIENT_CONF[@]}" \
+        'add_drivers+=" nvme_rdma ext4 "' || rc=1; }
     [[ $want == *" client-shell-rdma-core "* ]] && { build_image client-shell-rdma-core \
         "$CLIENT_MODULES rdma-provision e2e-client" "${CLIENT_CONF[@]/rdma_provision_rdma_core=no/rdma_provision_rdma_core=yes}" || rc=1; }
     return $rc
@@ -951,6 +959,55 @@ scenario_20-hca-standin() {
     check_line "$log" 'NFSROOT: configfs hca0/1 default_roce_tos: 106' "the RoCE default set under the new name holds"
     check_no_line "$log" 'NFSROOT: second apply \| .*rdma-rename' "the real root's apply has nothing to rename (the name held)"
     client_booted_checks
+}
+
+scenario_23-nvmf-root() {
+    # The root on NVMe over Fabrics over RDMA (#41): the server exports it as namespace 1 of
+    # a subsystem that allows one host, through nvmet over its Soft-RoCE link; the client
+    # names no network root (root=UUID= of the image) and no rd.neednet: rd.nvmf.discover=rdma,...
+    # alone makes the early step ask dracut for the network, apply makes the RDMA port
+    # ready, and at the online point the binary connects (discovery, the subsystem, its
+    # namespace) through /dev/nvme-fabrics, before dracut's wait for the root device ends.
+    local log=$RUN_DIR/client.log nqn=nqn.2026-11.io.rdma-provision:e2e-root
+    local hostid=5e7c1d2a-8b4f-4e6a-9c3d-1f2e3a4b5c6d
+    local hostnqn=nqn.2014-08.org.nvmexpress:uuid:$hostid
+    SERVER_IMG=server-nvmf SERVER_APPEND="e2e.nvmf=$nqn e2e.nvmf-host=$hostnqn" SERVER_WAIT='E2E-SERVER: READY' \
+        boot_pair yes client-shell-nvmf \
+        "$BOOT root=UUID=$NVMF_UUID rootfstype=ext4 rw ip=$CLI_IP:::$MASK:e2e-client:$NIC:none $RDMA_ARGS rd.nvmf.discover=rdma,$SRV_IP rd.nvmf.hostnqn=$hostnqn rd.nvmf.hostid=$hostid rd.rdma.required=1" 300
+    check_line "$RUN_DIR/server.log" "E2E-SERVER: nvmet: $nqn namespace 1 .* on rdma $SRV_IP:4420, host $hostnqn" \
+        "the server exports the root over NVMe/RDMA to this host only"
+    check_true "$CLIENT_RC" "client VM powered off by itself (exit $CLIENT_RC) in $CLIENT_WALL s"
+    check_line "$log" "rdma-provision: done +nvmf-connect +nvmf $SRV_IP:4420: not connected -> .*connected $nqn as /dev/nvme[0-9]+n1 \\(nvme[0-9]+\\)" \
+        "the binary connected the subsystem and found its namespace's block device"
+    check_order "$log" 'rdma-provision: (done|already) +wait-port +rxe0/1' 'rdma-provision: done +nvmf-connect' \
+        "the RDMA port was ready before the connect"
+    check_line "$log" 'E2E-RESULT: BOOTED' "the client booted into the root on NVMe/RDMA"
+    check_line "$log" 'NFSROOT: root mount: /dev/nvme[0-9]+n1 / ext4 ' "/ is the NVMe namespace, ext4"
+    check_line "$log" "NFSROOT: nvme controller nvme[0-9]+: rdma traddr=$SRV_IP,trsvcid=4420 live $nqn" \
+        "the real root has the controller, live over RDMA"
+    check_no_line "$log" "NFSROOT: nvme controller .*nqn.2014-08.org.nvmexpress.discovery" \
+        "the discovery controller was removed once its log was read"
+    check_line "$log" "NFSROOT: nvmf.env \\| RP_SUMMARY='summary: 1 done" "the connect's record reached the real root"
+    check_line "$log" 'dracut: rdma-provision: rd.neednet=1: cmdline: rd.nvmf.discover=rdma' \
+        "the early step asked dracut for the network (no rd.neednet on the command line)"
+    check_line "$log" "NFSROOT: metrics \\| rdma_provision_nvmf_controller\\{controller=\"nvme[0-9]+\",address=\"traddr=$SRV_IP,trsvcid=4420\",subsysnqn=\"$nqn\",state=\"live\"\\} 1" \
+        "the real root's metrics count the controller live"
+
+    # (b) The target absent (no server): the connect is tried again while the path may
+    # come (rd.rdma.timeout 10 s here), then fails saying why, and rd.rdma.required=1 stops
+    # the boot there, not in dracut's wait for a root device that never comes.
+    rename_logs ok
+    log=$RUN_DIR/client.log
+    boot_pair no client-shell-nvmf \
+        "$BOOT root=UUID=$NVMF_UUID rootfstype=ext4 rw ip=$CLI_IP:::$MASK:e2e-client:$NIC:none $RDMA_ARGS rd.nvmf.discover=rdma,$SRV_IP rd.nvmf.hostnqn=$hostnqn rd.nvmf.hostid=$hostid rd.rdma.required=1 rd.rdma.timeout=10" 240
+    rename_logs absent
+    log=$RUN_DIR/absent-client.log
+    check_true "$CLIENT_RC" "(absent) client VM powered off by itself (exit $CLIENT_RC) in $CLIENT_WALL s"
+    check_line "$log" "rdma-provision: error: failed +nvmf-connect +nvmf $SRV_IP:4420: .*discovery: cannot connect: (the RDMA connection failed|the target did not answer in time)" \
+        "(absent) the connect failed, saying why"
+    check_line "$log" 'E2E-RESULT: EMERGENCY' "(absent) the boot stopped there (rd.rdma.required=1)"
+    check_line "$log" 'E2E-EMERGENCY: rdma-provision failure: nvmf: the NVMe over Fabrics target over RDMA is not connected' \
+        "(absent) ... with the reason"
 }
 
 # ---------------------------------------------------------------- main

@@ -66,6 +66,40 @@ run rpc.mountd -N 2 -N 3
 run rpc.nfsd -N 3 -V 4 8
 put "rdma 20049" /proc/fs/nfsd/portlist
 srv "portlist: $(cat /proc/fs/nfsd/portlist | tr '\n' ' ')"
+# e2e.nvmf=NQN (scenario 23): the root as namespace 1 of subsystem NQN, an NVMe over Fabrics
+# target over RDMA on this address, port 4420, through nvmet's configfs
+# (drivers/nvme/target/configfs.c; blktests' common/nvme does the same); e2e.nvmf-host=
+# the only host allowed to it, so a client that sends another NQN is refused.
+_nvmf=$(getarg e2e.nvmf=)
+if [ -n "$_nvmf" ] && [ -e /export-src/nvmf.img ]; then
+    run modprobe brd rd_nr=1 rd_size=65536 max_part=0
+    run cp /export-src/nvmf.img /dev/ram0
+    run modprobe nvmet
+    run modprobe nvmet-rdma
+    grep -q ' /sys/kernel/config ' /proc/mounts || run mount -t configfs none /sys/kernel/config
+    _cfs=/sys/kernel/config/nvmet
+    _sub=$_cfs/subsystems/$_nvmf
+    run mkdir "$_sub"
+    _host=$(getarg e2e.nvmf-host=)
+    if [ -n "$_host" ]; then
+        run mkdir "$_cfs/hosts/$_host"
+        put 0 "$_sub/attr_allow_any_host"
+        run ln -s "$_cfs/hosts/$_host" "$_sub/allowed_hosts/$_host"
+    else
+        put 1 "$_sub/attr_allow_any_host"
+    fi
+    run mkdir "$_sub/namespaces/1"
+    put /dev/ram0 "$_sub/namespaces/1/device_path"
+    put 1 "$_sub/namespaces/1/enable"
+    _port=$_cfs/ports/1
+    run mkdir "$_port"
+    put rdma "$_port/addr_trtype"
+    put ipv4 "$_port/addr_adrfam"
+    put "${_ip%/*}" "$_port/addr_traddr"
+    put 4420 "$_port/addr_trsvcid"
+    run ln -s "$_sub" "$_port/subsystems/$_nvmf"
+    srv "nvmet: $_nvmf namespace 1 ($(cat /sys/block/ram0/size) sectors) on rdma ${_ip%/*}:4420, host ${_host:-any}"
+fi
 srv "rdma link: $(rdma link show 2>&1 | tr '\n' ' ')"
 # e2e.verify-listen=1 (scenario 16): answer the clients' rd.rdma.verify=peer checks.
 # e2e.verify-listen=load (scenario 21): the same within limits (4 sessions, the segment's

@@ -13,6 +13,10 @@ installkernel() {
     if [[ -n $(find "$srcmods" -name 'siw.ko*' -print -quit 2> /dev/null) ]]; then
         hostonly='' instmods siw crc32c_generic
     fi
+    # e2e_nvmf_image= (scenario 23): an NVMe over Fabrics target over RDMA (nvmet) serving
+    # the root as a block device from a RAM disk (brd).
+    [[ -n ${e2e_nvmf_image:-} ]] && hostonly='' instmods brd nvmet nvmet-rdma
+    return 0
 }
 install() {
     inst_multiple ip rdma exportfs rpc.nfsd rpc.mountd rpcbind cp mount umount mkdir touch \
@@ -34,6 +38,11 @@ install() {
     # server's RDMA and NFS stay set up by iproute2 and nfs-utils).
     if [[ -n ${e2e_verify_bin:-} ]]; then
         inst_simple "$e2e_verify_bin" /usr/sbin/rdma-provision
+    fi
+    if [[ -n ${e2e_nvmf_image:-} ]]; then
+        [[ -f $e2e_nvmf_image ]] || { derror "e2e_nvmf_image is not a file: '$e2e_nvmf_image'"; return 1; }
+        inst_simple "$e2e_nvmf_image" /export-src/nvmf.img
+        inst_multiple ln
     fi
     inst_hook cmdline 99 "$moddir/e2e-server-cmdline.sh"
     inst_hook pre-mount 50 "$moddir/e2e-server.sh"
