@@ -47,9 +47,10 @@ TEST(NvmfConnect, ATargetConnectedAlreadyIsLeftAsItIs) {
 
 TEST(NvmfConnect, OtherControllersDoNotCount) {
   TestRun r("rxe-virtio");
-  // Another port of the target, a prefix of its address, a discovery controller, one
-  // reconnecting: none is this target's live I/O controller.
-  controller(r, 0, "traddr=10.77.0.1,trsvcid=4421", "nqn.a", "live", "nvme0c0n1");
+  // Another port of the target (whose number the wanted one is a prefix of), another
+  // address it is a prefix of, a discovery controller, one reconnecting: none is this
+  // target's live I/O controller.
+  controller(r, 0, "traddr=10.77.0.1,trsvcid=44201", "nqn.a", "live", "nvme0c0n1");
   controller(r, 1, "traddr=10.77.0.10,trsvcid=4420", "nqn.b", "live", "nvme1c1n1");
   controller(r, 2, "traddr=10.77.0.1,trsvcid=4420", kNvmfDiscoveryNqn, "live", "");
   controller(r, 3, "traddr=10.77.0.1,trsvcid=4420,host_traddr=10.77.0.2", "nqn.c", "connecting",
