@@ -9,6 +9,7 @@
 #include "provision/inputs/load.h"
 #include "provision/inventory/inventory.h"
 #include "provision/kernel/dcbnl.h"
+#include "provision/kernel/rtnl.h"
 #include "provision/plan/plan.h"
 #include "provision/plan/rdma_names.h"
 #include "provision/report/effective.h"
@@ -52,7 +53,23 @@ int cmd_status(const Options& o) {
   Inventory inv = discover(root, Detail::kFull);
   // The DCB of the interfaces under RoCE ports (trust, PFC, the RoCE ToS's priority).
   if (root.is_live()) discover_dcb(inv, kernel_dcb(), roce_interfaces(inv));
-  const StatusNotes notes = status_notes(root, o, inv);
+  StatusNotes notes = status_notes(root, o, inv);
+  // The path of each NVMe over Fabrics controller over RDMA: the interface the route to its
+  // target goes through now, and the RDMA port under that interface.
+  if (root.is_live()) {
+    for (const auto& c : inv.nvme) {
+      if (c.transport != "rdma" || c.address.rfind("traddr=", 0) != 0) continue;
+      const std::string traddr = c.address.substr(7, c.address.find(',') - 7);
+      const auto addr = IpAddress::parse(traddr);
+      const std::string via = addr ? rtnl_route_via(*addr) : "";
+      if (via.empty()) continue;
+      const NetDev* n = inv.find_netdev(via);
+      notes.nvme_via[c.instance] =
+          via + (n && !n->rdma_device.empty()
+                     ? " (" + n->rdma_device + "/" + std::to_string(n->rdma_port) + ")"
+                     : " (no RDMA port under it)");
+    }
+  }
   print(o.json ? status_json(inv, notes) : status_text(inv, notes));
   return kExitOk;
 }

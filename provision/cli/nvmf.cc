@@ -50,18 +50,6 @@ void host_identity(const Config& cfg, NvmfRequest& r, Log& log) {
     r.identity_source = r.hostnqn + " (" + nqn_from + ", ID from " + id_from + ")";
 }
 
-// The interface the route to `traddr` goes through now ("" when there is none yet).
-std::string route_interface(const std::string& traddr) {
-  auto addr = IpAddress::parse(traddr);
-  if (!addr) return "";
-  auto oif = rtnl_route_interface(*addr);
-  if (!oif) return "";
-  if (auto links = rtnl_list_links())
-    for (const auto& l : *links)
-      if (l.ifindex == *oif) return l.name;
-  return "ifindex " + std::to_string(*oif);
-}
-
 }  // namespace
 
 int cmd_nvmf(const Options& o) {
@@ -88,7 +76,8 @@ int cmd_nvmf(const Options& o) {
     // dracut sources the online hook once per interface as each comes up: a target is
     // connected at the interface its route goes through, the others later.
     if (!o.online.empty() && root.is_live()) {
-      const std::string via = route_interface(t->traddr);
+      const auto addr = IpAddress::parse(t->traddr);
+      const std::string via = addr ? rtnl_route_via(*addr) : "";
       if (via != o.online) {
         log.notice("nvmf: " + o.online + " is online, but the route to " + t->traddr + " " +
                    (via.empty() ? std::string("does not exist yet") : "goes through " + via) +

@@ -201,19 +201,11 @@ int cmd_verify(const Options& o) {
     // dracut sources the online hook once per configured interface, the first one to come
     // up first: the check waits for the interface the route to the peer goes through
     // (the route itself comes with that interface's address).
-    auto oif = rtnl_route_interface(peer->address);
-    std::string via;
-    if (oif) {
-      if (auto links = rtnl_list_links()) {
-        for (const auto& l : *links)
-          if (l.ifindex == *oif) via = l.name;
-      }
-    }
+    const std::string via = rtnl_route_via(peer->address);
     if (via != o.online) {
       log.notice("verify: " + o.online + " is online, but the route to the peer " +
                  peer->address.str() + " " +
-                 (oif ? "goes through " + (via.empty() ? "ifindex " + std::to_string(*oif) : via)
-                      : std::string("does not exist yet")) +
+                 (via.empty() ? std::string("does not exist yet") : "goes through " + via) +
                  ": the peer is checked when that interface is online");
       return kExitLater;
     }

@@ -88,6 +88,8 @@ Result<std::vector<IpPrefix>> rtnl_global_addresses(int ifindex);
 // route get` asks): its ifindex. ENETUNREACH (the kernel's answer) when no route leads
 // there yet.
 Result<int> rtnl_route_interface(const IpAddress& destination);
+// The same by name: "" when no route leads there yet, "ifindex N" for a link not listed.
+std::string rtnl_route_via(const IpAddress& destination);
 
 // Adds a route on `ifname` to `destination` (nullopt: the default route) through
 // `gateway` (nullopt: on-link). Main table, protocol "boot", as `ip route add` does.

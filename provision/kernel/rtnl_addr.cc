@@ -117,6 +117,15 @@ Result<int> rtnl_route_interface(const IpAddress& destination) {
   return oif;
 }
 
+std::string rtnl_route_via(const IpAddress& destination) {
+  auto oif = rtnl_route_interface(destination);
+  if (!oif) return "";
+  if (auto links = rtnl_list_links())
+    for (const auto& l : *links)
+      if (l.ifindex == *oif) return l.name;
+  return "ifindex " + std::to_string(*oif);
+}
+
 Status rtnl_add_route(const std::string& ifname, const std::optional<IpPrefix>& destination,
                       const std::optional<IpAddress>& gateway) {
   const std::string shown = (destination ? destination->str() : std::string("default")) +

@@ -6,6 +6,18 @@
 
 namespace rp {
 
+// A target over RDMA needs an RDMA port to reach it through: none present and none this
+// plan makes (a Soft-RoCE or Soft-iWARP link) is said as absent, as any target the
+// configuration names (apply's coldplug wait waits for an HCA still probing; under
+// rd.rdma.required=1 a failing require action), at check and image build too, instead of
+// a connect that can only fail at the online point.
+void plan_nvmf_path(PlanBuilder& b) {
+  const auto targets = b.cfg.boot.nvmf_rdma();
+  if (targets.empty() || !b.inv.rdma.empty() || !b.planned_soft().empty()) return;
+  b.absent(targets.front()->source, "NVMe over Fabrics over RDMA to " + targets.front()->traddr,
+           "RDMA device", "(an HCA, or a link of rd.rdma.rxe= or rd.rdma.siw=)", {});
+}
+
 Plan make_nvmf_plan(const Config& cfg, const NvmfRequest& r) {
   Plan plan;
   plan.timeout_s = cfg.timeout_s.value;

@@ -31,6 +31,7 @@ void build(PlanBuilder& b) {
   plan_waits(b);
   plan_verify(b);
   plan_expect(b);
+  plan_nvmf_path(b);
 }
 
 }  // namespace

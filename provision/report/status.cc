@@ -235,7 +235,11 @@ void print_status(Printer& o, const Inventory& inv, const StatusNotes& notes) {
     o.any("subsysnqn", c.subsysnqn, "  " + or_dash(c.subsysnqn));
     o.open_array("block_devices");
     for (const auto& b : c.block_devices) o.item(b).text("  " + b);
-    o.close_array().close_object().text("\n");
+    o.close_array();
+    auto via = notes.nvme_via.find(c.instance);
+    o.any("via", via == notes.nvme_via.end() ? "" : via->second,
+          via == notes.nvme_via.end() ? "" : "  via " + via->second);
+    o.close_object().text("\n");
   }
   o.close_array();
   o.text("modules: " + std::to_string(inv.modules.size()) + " loaded");

@@ -32,6 +32,9 @@ using FixedNameMap = std::map<std::string, FixedName>;
 struct StatusNotes {
   LinkHealthMap health;
   FixedNameMap names;
+  // NVMe over Fabrics controllers over RDMA, by instance: the interface the route to the
+  // target goes through and the RDMA port under it ("fabric0 (rxe0/1)"); live system only.
+  std::map<int, std::string> nvme_via;
 };
 
 std::string status_text(const Inventory& inv, const StatusNotes& notes = {});

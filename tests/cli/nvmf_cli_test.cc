@@ -76,6 +76,24 @@ TEST(NvmfCli, TheHostsIdentityFromEtcNvme) {
   EXPECT_FALSE(has(r.out, "/etc/nvme/")) << r.out;
 }
 
+// A target over RDMA on a node with no RDMA device and no soft link configured: said at
+// check (the connect could only fail at the online point), a failing require action under
+// rd.rdma.required=1; a soft link configured is a path.
+TEST(NvmfCli, ATargetWithoutAnyRdmaPortIsSaidAtCheck) {
+  // rxe-virtio without its rxe0: a virtio NIC, eth0, and no RDMA device.
+  const std::string root = testing::unpack_fixture("rxe-virtio");
+  testing::run("rm -rf " + root + "/sys/class/infiniband");
+  auto r = tool(root, "check --cmdline-string 'rd.nvmf.discover=rdma,10.77.0.1'");
+  EXPECT_TRUE(has(r.out, "warning: cmdline: rd.nvmf.discover=rdma,10.77.0.1: NVMe over Fabrics "
+                         "over RDMA to 10.77.0.1: no RDMA device (an HCA, or a link of "
+                         "rd.rdma.rxe= or rd.rdma.siw=) is present; none is present"))
+      << r.out;
+  r = tool(root, "plan --cmdline-string 'rd.nvmf.discover=rdma,10.77.0.1 rd.rdma.required=1'");
+  EXPECT_TRUE(has(r.out, "require      RDMA device (an HCA")) << r.out;
+  r = tool(root, "check --cmdline-string 'rd.nvmf.discover=rdma,10.77.0.1 rd.rdma.rxe=eth0'");
+  EXPECT_FALSE(has(r.out, "NVMe over Fabrics over RDMA to")) << r.out;
+}
+
 TEST(NvmfCli, Usage) {
   const std::string root = testing::unpack_fixture("rxe-virtio");
   auto r = tool(root, "nvmf --online eth0");

@@ -985,6 +985,8 @@ scenario_23-nvmf-root() {
     check_line "$log" 'NFSROOT: root mount: /dev/nvme[0-9]+n1 / ext4 ' "/ is the NVMe namespace, ext4"
     check_line "$log" "NFSROOT: nvme controller nvme[0-9]+: rdma traddr=$SRV_IP,trsvcid=4420 live $nqn" \
         "the real root has the controller, live over RDMA"
+    check_line "$log" "NFSROOT: status \\|   nvme[0-9]+  rdma  traddr=$SRV_IP,trsvcid=4420  live  $nqn  /dev/nvme[0-9]+n1  via $NIC \\(rxe0/1\\)" \
+        "status shows the controller, its namespace and the RDMA port it goes through"
     check_no_line "$log" "NFSROOT: nvme controller .*nqn.2014-08.org.nvmexpress.discovery" \
         "the discovery controller was removed once its log was read"
     check_line "$log" "NFSROOT: nvmf.env \\| RP_SUMMARY='summary: 1 done" "the connect's record reached the real root"
