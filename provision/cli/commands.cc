@@ -19,8 +19,9 @@ const std::vector<Command>& command_table() {
       {"status",
        {"--root", "inputs", "--json"},
        cmd_status,
-       "RDMA devices, ports, mlx4 port types and network links, as they are now, and each "
-       "link against what the fabric expects (rd.rdma.expect)"},
+       "RDMA devices, ports, mlx4 port types, network links and NVMe over Fabrics "
+       "controllers, as they are now, and each link against what the fabric expects "
+       "(rd.rdma.expect)"},
       {"check",
        {"--root", "inputs", "--drivers", "--network-manager", "--json"},
        cmd_check,
