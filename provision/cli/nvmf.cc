@@ -57,7 +57,9 @@ int cmd_nvmf(const Options& o) {
     std::fprintf(stderr, "rdma-provision: nvmf: --online goes with --boot\n");
     return kExitUsage;
   }
-  auto p = prepare(o, "nvmf");
+  // The inputs only: the targets come from the command line, the path is the route's, and
+  // the connect reads sysfs as it goes (no inventory walk, no libibverbs at the online point).
+  auto p = prepare(o, "nvmf", false);
   if (!p) return kExitUsage;
   const Root& root = p->root;
   Inputs& in = p->in;
@@ -70,6 +72,7 @@ int cmd_nvmf(const Options& o) {
     return kExitInvalid;
   }
   const Config& cfg = in.config;
+  if (!cfg.enabled.value) return kExitOk;
   NvmfRequest r;
   bool later = false;
   for (const auto* t : cfg.boot.nvmf_rdma()) {
@@ -90,7 +93,6 @@ int cmd_nvmf(const Options& o) {
   }
   // Quiet when nothing is asked: the hook runs on every boot.
   if (r.targets.empty()) return later ? kExitLater : kExitOk;
-  if (!cfg.enabled.value) return kExitOk;
   host_identity(cfg, r, log);
   Plan plan = make_nvmf_plan(cfg, r);
   RealFileOps files(root);
