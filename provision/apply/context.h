@@ -82,6 +82,7 @@ Outcome exec_nvmf_connect(ApplyContext& ctx, const Action& a, const ConnectNvmf&
 // libibverbs and librdmacm: the data path tried (apply/verify.cc)
 Outcome exec_verify_port(ApplyContext& ctx, const Action& a, const VerifyPort& p);
 Outcome exec_verify_peer(ApplyContext& ctx, const Action& a, const VerifyPeer& p);
+Outcome exec_verify_nvmf(ApplyContext& ctx, const Action& a, const VerifyNvmfTarget& p);
 
 // An object rd.rdma.required=1 needs (apply/require.cc)
 Outcome exec_require(ApplyContext& ctx, const Action& a, const Require& p);

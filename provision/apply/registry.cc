@@ -39,6 +39,7 @@ constexpr std::array<ExecutorEntry, kActionKinds> kExecutors = {{
     {ActionKind::kCheckLink, run<CheckLink, exec_check_link>, nullptr},
     {ActionKind::kRenameRdmaDevice, run<RenameRdmaDevice, exec_rdma_rename>, nullptr},
     {ActionKind::kConnectNvmf, run<ConnectNvmf, exec_nvmf_connect>, nullptr},
+    {ActionKind::kVerifyNvmf, run<VerifyNvmfTarget, exec_verify_nvmf>, nullptr},
 }};
 
 constexpr bool rows_in_kind_order() {

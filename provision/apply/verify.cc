@@ -61,4 +61,14 @@ Outcome exec_verify_peer(ApplyContext& ctx, const Action&, const VerifyPeer& p) 
                           (r->tries > 1 ? ", after " + std::to_string(r->tries) + " tries" : ""));
 }
 
+Outcome exec_verify_nvmf(ApplyContext& ctx, const Action&, const VerifyNvmfTarget& p) {
+  if (!ctx.live) return Outcome::skipped("needs the running kernel (--root is not /)");
+  auto r = cm_check_nvme_target(NvmeTargetCheck{p.address, p.port}, until(ctx));
+  if (!r) return Outcome::failed(r.error());
+  return Outcome::checked("via " + r->device + "/" + std::to_string(r->port) + " " + r->local +
+                          ": the target accepted an admin queue" +
+                          (r->queue_depth ? " of " + std::to_string(r->queue_depth) : "") +
+                          (r->tries > 1 ? ", after " + std::to_string(r->tries) + " tries" : ""));
+}
+
 }  // namespace rp

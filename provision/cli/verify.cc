@@ -183,7 +183,10 @@ int cmd_verify(const Options& o) {
   } else {
     r.reason = o.peer ? "--peer" : "verify";
   }
-  if (v.value.mode == VerifySetting::Mode::kPeer && !peer) {
+  // An NVMe over Fabrics root over RDMA: the targets are the peers, each checked by `nvmf
+  // --boot` before its connect (verify-nvmf); here the ports.
+  const bool nvmf_peers = !o.peer && !cfg.boot.nvmf_rdma().empty();
+  if (v.value.mode == VerifySetting::Mode::kPeer && !peer && !nvmf_peers) {
     // root=dhcp: another interface may bring the root-path; the real root has no record
     // of it (dracut's /tmp stays behind in the initramfs) and the initramfs checked it.
     if (!dhcp.empty() && (!o.online.empty() || !inv.initramfs)) {

@@ -183,6 +183,8 @@ void read_rdma_rename_rules(const Root& root, Inputs& in) {
 void check_verify_peer(const Config& cfg, Diagnostics& d) {
   const auto& v = cfg.verify;
   if (v.value.mode != VerifySetting::Mode::kPeer || v.value.peer || cfg.boot.nfs_server) return;
+  // An NVMe over Fabrics root over RDMA: its targets are the peers (nvmf's verify-nvmf).
+  if (!cfg.boot.nvmf_rdma().empty()) return;
   if (cfg.boot.nfs_server_unknown && cfg.boot.nfs_server_unknown->value.empty()) return;  // DHCP's
   d.warn(v.source,
          cfg.boot.nfs_server_unknown

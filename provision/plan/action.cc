@@ -25,16 +25,17 @@ static_assert(
         kAt<ActionKind::kVerifyPort, VerifyPort> && kAt<ActionKind::kVerifyPeer, VerifyPeer> &&
         kAt<ActionKind::kRequire, Require> && kAt<ActionKind::kCheckLink, CheckLink> &&
         kAt<ActionKind::kRenameRdmaDevice, RenameRdmaDevice> &&
-        kAt<ActionKind::kConnectNvmf, ConnectNvmf>,
+        kAt<ActionKind::kConnectNvmf, ConnectNvmf> &&
+        kAt<ActionKind::kVerifyNvmf, VerifyNvmfTarget>,
     "ActionKind and ActionParams list the kinds in the same order");
 
 // The names plan, report, state file and logs use, indexed by ActionKind.
 constexpr std::array<std::string_view, kActionKinds> kNames = {
-    "load-module", "reload-module", "port-type",  "port-mtu",    "soft-link",
-    "rename",      "roce-mode",     "roce-tos",   "pkey-child",  "ipoib-mode",
-    "mtu",         "dcb-ets",       "dcb-pfc",    "dcb-app",     "link-up",
-    "address",     "route",         "wait-port",  "wait-link",   "verify-port",
-    "verify-peer", "require",       "check-link", "rdma-rename", "nvmf-connect",
+    "load-module",  "reload-module", "port-type",   "port-mtu",   "soft-link",  "rename",
+    "roce-mode",    "roce-tos",      "pkey-child",  "ipoib-mode", "mtu",        "dcb-ets",
+    "dcb-pfc",      "dcb-app",       "link-up",     "address",    "route",      "wait-port",
+    "wait-link",    "verify-port",   "verify-peer", "require",    "check-link", "rdma-rename",
+    "nvmf-connect", "verify-nvmf",
 };
 
 struct Text {
@@ -116,6 +117,9 @@ Text text(const CheckLink& p) {
 }
 Text text(const RenameRdmaDevice& p) { return {p.from, p.to}; }
 Text text(const ConnectNvmf& p) { return {"nvmf " + p.shown(), "connected, namespaces present"}; }
+Text text(const VerifyNvmfTarget& p) {
+  return {"nvmf " + p.shown(), "accepts an NVMe/RDMA admin queue"};
+}
 Text text(const Require& p) { return {p.noun + " " + p.wanted, "present (" + p.what + ")"}; }
 
 Text text_of(const ActionParams& params) {
@@ -125,6 +129,10 @@ Text text_of(const ActionParams& params) {
 }  // namespace
 
 std::string VerifyPeer::shown() const {
+  return (address.v6 ? "[" + address.str() + "]" : address.str()) + ":" + std::to_string(port);
+}
+
+std::string VerifyNvmfTarget::shown() const {
   return (address.v6 ? "[" + address.str() + "]" : address.str()) + ":" + std::to_string(port);
 }
 

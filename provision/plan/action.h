@@ -189,11 +189,20 @@ struct ConnectNvmf {
   std::string shown() const;    // "10.77.0.1:4420", "[fd00::1]:4420"
 };
 
-using ActionParams =
-    std::variant<LoadModule, ReloadModule, SetPortType, SetPortMtu, CreateSoftLink, Rename,
-                 SetRoceMode, SetRoceTos, CreatePkeyChild, SetIpoibMode, SetMtu, SetDcbEts,
-                 SetDcbPfc, SetDcbApps, LinkUp, AddAddress, AddRoute, WaitPort, WaitLink,
-                 VerifyPort, VerifyPeer, Require, CheckLink, RenameRdmaDevice, ConnectNvmf>;
+// An NVMe over Fabrics target over RDMA checked before its connect (rd.rdma.verify with
+// rd.nvmf.discover=rdma,...): an rdma_cm connection to its port as the kernel's host opens
+// its admin queue, accepted or refused with the target's reason (verify/check.h).
+struct VerifyNvmfTarget {
+  IpAddress address;
+  uint16_t port = 4420;
+  std::string shown() const;  // "10.77.0.1:4420", "[fd00::1]:4420"
+};
+
+using ActionParams = std::variant<LoadModule, ReloadModule, SetPortType, SetPortMtu, CreateSoftLink,
+                                  Rename, SetRoceMode, SetRoceTos, CreatePkeyChild, SetIpoibMode,
+                                  SetMtu, SetDcbEts, SetDcbPfc, SetDcbApps, LinkUp, AddAddress,
+                                  AddRoute, WaitPort, WaitLink, VerifyPort, VerifyPeer, Require,
+                                  CheckLink, RenameRdmaDevice, ConnectNvmf, VerifyNvmfTarget>;
 
 enum class ActionKind {
   kLoadModule,
@@ -221,6 +230,7 @@ enum class ActionKind {
   kCheckLink,
   kRenameRdmaDevice,
   kConnectNvmf,
+  kVerifyNvmf,
 };
 constexpr size_t kActionKinds = std::variant_size_v<ActionParams>;
 std::string_view to_string(ActionKind k);  // "load-module", "port-type", ...

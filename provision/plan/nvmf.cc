@@ -26,7 +26,17 @@ Plan make_nvmf_plan(const Config& cfg, const NvmfRequest& r) {
                   r.hostid};
     std::string why = t->source.str();
     if (!r.identity_source.empty()) why += "; host " + r.identity_source;
-    plan.actions.push_back(Action{std::move(c), "not connected", why});
+    Action connect{std::move(c), "not connected", why};
+    // rd.rdma.verify: the target tried through rdma_cm first, so that a connect that
+    // cannot work fails with the fabric's answer (nothing listening, the target's reason)
+    // instead of the one errno /dev/nvme-fabrics gives.
+    const auto addr = IpAddress::parse(t->traddr);
+    if (cfg.verify.value.mode != VerifySetting::Mode::kOff && addr && t->port) {
+      plan.actions.push_back(Action{VerifyNvmfTarget{*addr, *t->port}, "not verified",
+                                    cfg.verify.source + "; " + t->source.str()});
+      PlanBuilder::need(connect, plan.actions.size() - 1);
+    }
+    plan.actions.push_back(std::move(connect));
   }
   return plan;
 }

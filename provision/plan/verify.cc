@@ -164,6 +164,9 @@ void plan_verify(PlanBuilder& b) {
       if (b.action(i).kind() == ActionKind::kVerifyPort) PlanBuilder::need(a, i);
     }
     b.add(std::move(a));
+  } else if (v.value.mode == VerifySetting::Mode::kPeer && !b.cfg.boot.nvmf_rdma().empty()) {
+    b.note("verify (" + v.source + "): the peers are the NVMe over Fabrics targets over " +
+           "RDMA, each checked before its connect (verify-nvmf, `nvmf --boot`)");
   } else if (v.value.mode == VerifySetting::Mode::kPeer) {
     const auto& unknown = b.cfg.boot.nfs_server_unknown;
     b.note("verify (" + v.source + "): no peer to check: " +

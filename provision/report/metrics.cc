@@ -104,12 +104,18 @@ std::string metrics_text(int exit_code, const Config& cfg, const Plan& plan,
   }
   w.family("rdma_provision_verify", "gauge",
            "The data-path checks of the last apply (rd.rdma.verify): 1 passed, 0 failed or "
-           "not run; check is port (RC loopback) or peer (rdma_cm connection).");
+           "not run; check is port (RC loopback), peer (rdma_cm connection) or nvmf (an NVMe/RDMA "
+           "target's admin queue).");
   for (size_t i = 0; report && i < plan.actions.size() && i < report->outcomes.size(); ++i) {
     const Action& a = plan.actions[i];
-    if (a.kind() != ActionKind::kVerifyPort && a.kind() != ActionKind::kVerifyPeer) continue;
-    w.sample(label("check", a.kind() == ActionKind::kVerifyPort ? "port" : "peer") + "," +
-                 label("object", a.object()),
+    const ActionKind k = a.kind();
+    if (k != ActionKind::kVerifyPort && k != ActionKind::kVerifyPeer &&
+        k != ActionKind::kVerifyNvmf)
+      continue;
+    w.sample(label("check", k == ActionKind::kVerifyPort   ? "port"
+                            : k == ActionKind::kVerifyPeer ? "peer"
+                                                           : "nvmf") +
+                 "," + label("object", a.object()),
              report->outcomes[i].kind == OutcomeKind::kChecked ? 1 : 0);
   }
   w.family("rdma_provision_link_expected", "gauge",

@@ -105,6 +105,27 @@ std::optional<std::chrono::milliseconds> peer_retry_delay(
     bool transient, std::optional<std::chrono::milliseconds> busy, std::chrono::milliseconds left);
 Result<PeerResult> cm_check_peer(const PeerCheck& c, std::chrono::steady_clock::time_point until);
 
+// The NVMe/RDMA target check (verify-nvmf, before nvmf-connect): an rdma_cm connection
+// to the target's port as the kernel's NVMe host opens its admin queue, closed once the
+// target accepts it. Retried as the peer check is while nothing answers; a reject is the
+// target's answer (nothing listening on the port, or the target's NVMe/RDMA reason).
+struct NvmeTargetCheck {
+  IpAddress address;
+  uint16_t port = 4420;
+};
+struct NvmeTargetResult {
+  unsigned tries = 1;
+  std::string device;  // the local RDMA device and port rdma_cm chose by route
+  unsigned port = 0;
+  std::string local;         // as PeerResult's
+  unsigned queue_depth = 0;  // the receive queue the target granted (its accept's crqsize)
+};
+Result<NvmeTargetResult> cm_check_nvme_target(const NvmeTargetCheck& c,
+                                              std::chrono::steady_clock::time_point until);
+// A target's reject reason (include/linux/nvme-rdma.h enum nvme_rdma_cm_status) as words:
+// "no resources (...) (NVMe/RDMA status 6)".
+std::string nvme_rdma_reject_text(uint16_t sts);
+
 // verify --listen: answers peer checks on `address` (nullopt: every address) and `port`
 // within `limits` (listen_policy.h) until `stop` returns true (checked at least once a
 // second). `say` gets one line per event, `changed` the stats after each change. Returns

@@ -9,11 +9,14 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "provision/base/result.h"
 #include "provision/base/types.h"
+#include "provision/verify/check.h"
 
 namespace rp::rdma_internal {
 
@@ -92,5 +95,52 @@ ibv_qp_init_attr rc_qp_attr(ibv_cq* cq);
 rdma_conn_param conn_param(const Hello* hello);
 // The next event of `ec` (non-blocking fd, polled within `until`). The caller acks it.
 Result<rdma_cm_event*> next_event(rdma_event_channel* ec, Until until, const std::string& where);
+// IB CM's reject reason as words (8: no listener on the port).
+std::string reject_text(int status);
+// Waits for `want`; any other event is the stage's failure, named. `peer_hello` gets the
+// private data of `want`; `*transient` says whether the failure may pass on a retry (no
+// answer, unreachable, a listener's busy answer, whose delay goes to `busy`).
+Status expect_event(rdma_event_channel* ec, rdma_cm_event_type want, Until until,
+                    const std::string& where, Hello* peer_hello = nullptr,
+                    bool* transient = nullptr, std::chrono::milliseconds* busy = nullptr);
+// The local end of a resolved path: the device and port rdma_cm chose by route, and the
+// address it connects from ("GID ::ffff:10.77.0.2"; "address 10.77.0.2 (iWARP)": rdma_cm
+// connects iWARP over TCP, and its route has no GID: cma.c cma_resolve_iw_route).
+struct ResolvedPath {
+  std::string device;
+  unsigned port = 0;
+  std::string local;
+};
+// Address and route resolution of `id` to `address`:`port`, bounded by `resolve_until`;
+// `*transient` as expect_event's (and for a route the kernel does not have yet).
+Result<ResolvedPath> resolve_path(rdma_event_channel* ec, rdma_cm_id* id, const IpAddress& address,
+                                  uint16_t port, Until resolve_until, bool* transient);
+// Tries `attempt(resolve_until, &transient, &busy)` until it succeeds, fails for good, or
+// no further try fits before `until` (peer_retry_delay); each try's resolution is bounded
+// by 3 s, so one lost ARP exchange or a peer still coming up does not take the whole
+// check's time. `*tries` gets the count; a final error says it when there were several.
+template <typename T, typename F>
+Result<T> with_retries(F attempt, Until until, unsigned* tries);
+
+template <typename T, typename F>
+Result<T> with_retries(F attempt, Until until, unsigned* tries) {
+  constexpr auto kResolveTry = std::chrono::seconds(3);
+  *tries = 0;
+  for (;;) {
+    ++*tries;
+    bool transient = false;
+    std::chrono::milliseconds busy{0};
+    Result<T> r = attempt(std::min(until, Clock::now() + kResolveTry), &transient, &busy);
+    if (r) return r;
+    const auto wait = peer_retry_delay(transient, busy.count() ? std::optional(busy) : std::nullopt,
+                                       std::chrono::milliseconds(ms_left(until)));
+    if (!wait) {
+      Error e = r.error();
+      if (*tries > 1) e.what += " (after " + std::to_string(*tries) + " tries)";
+      return e;
+    }
+    std::this_thread::sleep_for(*wait);
+  }
+}
 
 }  // namespace rp::rdma_internal

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "provision/kernel/verbs.h"
 #include "provision/verify/check.h"
 #include "provision/verify/check_internal.h"
 
@@ -248,6 +249,103 @@ rdma_conn_param conn_param(const Hello* hello) {
   cp.initiator_depth = 1;
   cp.rnr_retry_count = 7;
   return cp;
+}
+
+// Why a connect was rejected: IB CM's reject reasons (include/rdma/ib_cm.h enum
+// ib_cm_rej_reason) that a check meets; 8 is what a port without a listener answers
+// (cm.c cm_match_req -> IB_CM_REJ_INVALID_SERVICE_ID).
+std::string reject_text(int status) {
+  switch (status) {
+    case 8:
+      return "no listener on that port (IB CM reject reason 8, invalid service ID)";
+    case 28:
+      return "the listener refused the connection (IB CM reject reason 28, consumer defined)";
+    default:
+      return "IB CM reject reason " + std::to_string(status);
+  }
+}
+Status expect_event(rdma_event_channel* ec, rdma_cm_event_type want, Until until,
+                    const std::string& where, Hello* peer_hello, bool* transient,
+                    std::chrono::milliseconds* busy) {
+  auto got = next_event(ec, until, where);
+  if (!got) {
+    if (transient) *transient = true;  // no answer in time
+    return got.error();
+  }
+  rdma_cm_event* ev = *got;
+  const rdma_cm_event_type type = ev->event;
+  // What a peer still booting, or a lost packet, gives; a reject is the peer's answer.
+  if (transient) {
+    *transient = type == RDMA_CM_EVENT_ADDR_ERROR || type == RDMA_CM_EVENT_ROUTE_ERROR ||
+                 type == RDMA_CM_EVENT_UNREACHABLE || type == RDMA_CM_EVENT_CONNECT_ERROR;
+  }
+  const int status = ev->status;
+  // The listener at its limit: a reject it asks us to retry (listen_policy.h).
+  std::optional<std::chrono::milliseconds> retry;
+  if (type == RDMA_CM_EVENT_REJECTED) {
+    retry = busy_retry_after(status, ev->param.conn.private_data, ev->param.conn.private_data_len);
+  }
+  if (type == want && peer_hello && ev->param.conn.private_data &&
+      ev->param.conn.private_data_len >= sizeof(Hello)) {
+    std::memcpy(peer_hello, ev->param.conn.private_data, sizeof(Hello));
+  }
+  rdma_ack_cm_event(ev);
+  if (type == want) return ok_status();
+  std::string why = std::string(rdma_event_str(type));
+  if (retry) {
+    if (transient) *transient = true;
+    if (busy) *busy = *retry;
+    why =
+        "busy: the listener is at its limit of sessions (IB CM reject reason 28 with its "
+        "busy answer)";
+  } else if (type == RDMA_CM_EVENT_REJECTED) {
+    why = "rejected: " + reject_text(status);
+  } else if (status < 0) {
+    return make_error(where, why, -status);
+  } else if (status > 0) {
+    why += " (status " + std::to_string(status) + ")";
+  }
+  return make_error(where, why);
+}
+
+Result<ResolvedPath> resolve_path(rdma_event_channel* ec, rdma_cm_id* id, const IpAddress& address,
+                                  uint16_t port, Until resolve_until, bool* transient) {
+  const std::string peer = address.str() + ":" + std::to_string(port);
+  sockaddr_storage dst = to_sockaddr(address, port);
+  if (rdma_resolve_addr(id, nullptr, reinterpret_cast<sockaddr*>(&dst),
+                        std::max(ms_left(resolve_until), 1))) {
+    // No route yet (the interface that leads to the peer is still being configured: the
+    // kernel answers at once, cma.c rdma_resolve_addr -> addr.c rdma_resolve_ip): retried
+    // within the check's time like a resolution that got no answer.
+    const int e = errno;
+    *transient = route_missing(e);
+    return make_error(peer + ": address resolution",
+                      *transient ? "no route to the peer yet" : "rdma_resolve_addr", e);
+  }
+  if (auto s = expect_event(ec, RDMA_CM_EVENT_ADDR_RESOLVED, resolve_until,
+                            peer + ": address resolution", nullptr, transient);
+      !s) {
+    return s.error();
+  }
+  if (rdma_resolve_route(id, std::max(ms_left(resolve_until), 1))) {
+    return make_error(peer + ": route resolution", "rdma_resolve_route", errno);
+  }
+  if (auto s = expect_event(ec, RDMA_CM_EVENT_ROUTE_RESOLVED, resolve_until,
+                            peer + ": route resolution", nullptr, transient);
+      !s) {
+    return s.error();
+  }
+  ResolvedPath r;
+  r.device = id->verbs ? verbs_device_name(id->verbs->device) : "?";
+  r.port = id->port_num;
+  if (id->verbs && id->verbs->device->transport_type == IBV_TRANSPORT_IWARP) {
+    r.local = "address " + sockaddr_text(rdma_get_local_addr(id)) + " (iWARP)";
+  } else {
+    std::array<uint8_t, 16> sgid{};
+    std::memcpy(sgid.data(), id->route.addr.addr.ibaddr.sgid.raw, 16);
+    r.local = "GID " + gid_text(sgid);
+  }
+  return r;
 }
 
 }  // namespace rdma_internal

@@ -19,64 +19,6 @@ using namespace rdma_internal;
 
 namespace {
 
-// Why a connect was rejected: IB CM's reject reasons (include/rdma/ib_cm.h enum
-// ib_cm_rej_reason) that a check meets; 8 is what a port without a listener answers
-// (cm.c cm_match_req -> IB_CM_REJ_INVALID_SERVICE_ID).
-std::string reject_text(int status) {
-  switch (status) {
-    case 8:
-      return "no listener on that port (IB CM reject reason 8, invalid service ID)";
-    case 28:
-      return "the listener refused the connection (IB CM reject reason 28, consumer defined)";
-    default:
-      return "IB CM reject reason " + std::to_string(status);
-  }
-}
-// Waits for `want`; any other event is the stage's failure, named.
-Status expect_event(rdma_event_channel* ec, rdma_cm_event_type want, Until until,
-                    const std::string& where, Hello* peer_hello = nullptr,
-                    bool* transient = nullptr, std::chrono::milliseconds* busy = nullptr) {
-  auto got = next_event(ec, until, where);
-  if (!got) {
-    if (transient) *transient = true;  // no answer in time
-    return got.error();
-  }
-  rdma_cm_event* ev = *got;
-  const rdma_cm_event_type type = ev->event;
-  // What a peer still booting, or a lost packet, gives; a reject is the peer's answer.
-  if (transient) {
-    *transient = type == RDMA_CM_EVENT_ADDR_ERROR || type == RDMA_CM_EVENT_ROUTE_ERROR ||
-                 type == RDMA_CM_EVENT_UNREACHABLE || type == RDMA_CM_EVENT_CONNECT_ERROR;
-  }
-  const int status = ev->status;
-  // The listener at its limit: a reject it asks us to retry (listen_policy.h).
-  std::optional<std::chrono::milliseconds> retry;
-  if (type == RDMA_CM_EVENT_REJECTED) {
-    retry = busy_retry_after(status, ev->param.conn.private_data, ev->param.conn.private_data_len);
-  }
-  if (type == want && peer_hello && ev->param.conn.private_data &&
-      ev->param.conn.private_data_len >= sizeof(Hello)) {
-    std::memcpy(peer_hello, ev->param.conn.private_data, sizeof(Hello));
-  }
-  rdma_ack_cm_event(ev);
-  if (type == want) return ok_status();
-  std::string why = std::string(rdma_event_str(type));
-  if (retry) {
-    if (transient) *transient = true;
-    if (busy) *busy = *retry;
-    why =
-        "busy: the listener is at its limit of sessions (IB CM reject reason 28 with its "
-        "busy answer)";
-  } else if (type == RDMA_CM_EVENT_REJECTED) {
-    why = "rejected: " + reject_text(status);
-  } else if (status < 0) {
-    return make_error(where, why, -status);
-  } else if (status > 0) {
-    why += " (status " + std::to_string(status) + ")";
-  }
-  return make_error(where, why);
-}
-
 // One try of the peer check; `*transient` says whether a failure may pass on a retry
 // (resolution without an answer, unreachable). Address and route resolution are bounded
 // by `resolve_until`, the rest by `until`.
@@ -88,48 +30,12 @@ Result<PeerResult> peer_attempt(const PeerCheck& c, Until resolve_until, Until u
   if (!cm) return cm.error();
   EventChannel& ec = cm.value().ec;
   CmId& id = cm.value().id;
-  sockaddr_storage dst = to_sockaddr(c.address, c.port);
-  if (rdma_resolve_addr(id.get(), nullptr, reinterpret_cast<sockaddr*>(&dst),
-                        std::max(ms_left(resolve_until), 1))) {
-    // No route yet (the interface that leads to the peer is still being configured: the
-    // kernel answers at once, cma.c rdma_resolve_addr -> addr.c rdma_resolve_ip): retried
-    // within the check's time like a resolution that got no answer.
-    const int e = errno;
-    *transient = route_missing(e);
-    return make_error(peer + ": address resolution",
-                      *transient ? "no route to the peer yet" : "rdma_resolve_addr", e);
-  }
-  if (auto s = expect_event(ec.get(), RDMA_CM_EVENT_ADDR_RESOLVED, resolve_until,
-                            peer + ": address resolution", nullptr, transient);
-      !s) {
-    return s.error();
-  }
-  if (rdma_resolve_route(id.get(), std::max(ms_left(resolve_until), 1))) {
-    return make_error(peer + ": route resolution", "rdma_resolve_route", errno);
-  }
-  if (auto s = expect_event(ec.get(), RDMA_CM_EVENT_ROUTE_RESOLVED, resolve_until,
-                            peer + ": route resolution", nullptr, transient);
-      !s) {
-    return s.error();
-  }
+  auto path = resolve_path(ec.get(), id.get(), c.address, c.port, resolve_until, transient);
+  if (!path) return path.error();
   PeerResult r;
-  r.device = id->verbs ? verbs_device_name(id->verbs->device) : "?";
-  r.port = id->port_num;
-  if (id->verbs && id->verbs->device->transport_type == IBV_TRANSPORT_IWARP) {
-    char text[INET6_ADDRSTRLEN] = "?";
-    const sockaddr* src = rdma_get_local_addr(id.get());
-    if (src->sa_family == AF_INET) {
-      ::inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(src)->sin_addr, text, sizeof text);
-    } else if (src->sa_family == AF_INET6) {
-      ::inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(src)->sin6_addr, text,
-                  sizeof text);
-    }
-    r.local = std::string("address ") + text + " (iWARP)";
-  } else {
-    std::array<uint8_t, 16> sgid{};
-    std::memcpy(sgid.data(), id->route.addr.addr.ibaddr.sgid.raw, 16);
-    r.local = "GID " + gid_text(sgid);
-  }
+  r.device = path->device;
+  r.port = path->port;
+  r.local = path->local;
   const std::string local = " (via " + r.device + "/" + std::to_string(r.port) + ")";
 
   Pd pd(ibv_alloc_pd(id->verbs));
@@ -229,28 +135,14 @@ std::optional<std::chrono::milliseconds> peer_retry_delay(
 }
 
 Result<PeerResult> cm_check_peer(const PeerCheck& c, Until until) {
-  // A few seconds per try of the resolution, so that one lost ARP exchange or a peer that
-  // is still coming up does not take the whole check's time; retried until it is over.
-  constexpr auto kResolveTry = std::chrono::seconds(3);
   unsigned tries = 0;
-  for (;;) {
-    ++tries;
-    bool transient = false;
-    std::chrono::milliseconds busy{0};
-    auto r = peer_attempt(c, std::min(until, Clock::now() + kResolveTry), until, &transient, &busy);
-    if (r) {
-      r.value().tries = tries;
-      return r;
-    }
-    const auto wait = peer_retry_delay(transient, busy.count() ? std::optional(busy) : std::nullopt,
-                                       std::chrono::milliseconds(ms_left(until)));
-    if (!wait) {
-      Error e = r.error();
-      if (tries > 1) e.what += " (after " + std::to_string(tries) + " tries)";
-      return e;
-    }
-    ::poll(nullptr, 0, static_cast<int>(wait->count()));
-  }
+  auto r = with_retries<PeerResult>(
+      [&](Until resolve_until, bool* transient, std::chrono::milliseconds* busy) {
+        return peer_attempt(c, resolve_until, until, transient, busy);
+      },
+      until, &tries);
+  if (r) r.value().tries = tries;
+  return r;
 }
 
 }  // namespace rp

@@ -54,6 +54,27 @@ TEST(NvmfCli, ATargetOverRdmaIsOneConnectWithTheHostsIdentity) {
   EXPECT_FALSE(has(r.out, "; host nqn")) << r.out;
 }
 
+// rd.rdma.verify: the target is tried through rdma_cm before the connect, which needs it
+// (a connect whose target does not answer is not written to /dev/nvme-fabrics).
+TEST(NvmfCli, UnderVerifyTheTargetIsCheckedBeforeTheConnect) {
+  const std::string root = testing::unpack_fixture("rxe-virtio");
+  const std::string cmdline = "rd.nvmf.discover=rdma,10.77.0.1,,4421";
+  auto r = tool(root, "nvmf --log stderr --cmdline-string '" + cmdline + " rd.rdma.verify=ports'");
+  EXPECT_EQ(r.status, 0) << r.out;
+  const auto check = r.out.find(
+      "skipped  verify-nvmf nvmf 10.77.0.1:4421: not verified -> accepts an NVMe/RDMA admin "
+      "queue (needs the running kernel (--root is not /))  [cmdline: rd.rdma.verify=ports; "
+      "cmdline: " +
+      cmdline + "]");
+  const auto connect = r.out.find("nvmf-connect nvmf 10.77.0.1:4421");
+  ASSERT_NE(check, std::string::npos) << r.out;
+  ASSERT_NE(connect, std::string::npos) << r.out;
+  EXPECT_LT(check, connect) << r.out;
+  // Without rd.rdma.verify, the connect alone.
+  r = tool(root, "nvmf --log stderr --cmdline-string '" + cmdline + "'");
+  EXPECT_FALSE(has(r.out, "verify-nvmf")) << r.out;
+}
+
 // Without rd.nvmf.hostnqn/hostid the files nvme-cli reads (and dracut's 95nvmf carries):
 // read only where a target over RDMA is connected, and carried into the image then.
 TEST(NvmfCli, TheHostsIdentityFromEtcNvme) {
@@ -84,9 +105,10 @@ TEST(NvmfCli, ATargetWithoutAnyRdmaPortIsSaidAtCheck) {
   const std::string root = testing::unpack_fixture("rxe-virtio");
   testing::run("rm -rf " + root + "/sys/class/infiniband");
   auto r = tool(root, "check --cmdline-string 'rd.nvmf.discover=rdma,10.77.0.1'");
-  EXPECT_TRUE(has(r.out, "warning: cmdline: rd.nvmf.discover=rdma,10.77.0.1: NVMe over Fabrics "
-                         "over RDMA to 10.77.0.1: no RDMA device (an HCA, or a link of "
-                         "rd.rdma.rxe= or rd.rdma.siw=) is present; none is present"))
+  EXPECT_TRUE(has(r.out,
+                  "warning: cmdline: rd.nvmf.discover=rdma,10.77.0.1: NVMe over Fabrics "
+                  "over RDMA to 10.77.0.1: no RDMA device (an HCA, or a link of "
+                  "rd.rdma.rxe= or rd.rdma.siw=) is present; none is present"))
       << r.out;
   r = tool(root, "plan --cmdline-string 'rd.nvmf.discover=rdma,10.77.0.1 rd.rdma.required=1'");
   EXPECT_TRUE(has(r.out, "require      RDMA device (an HCA")) << r.out;

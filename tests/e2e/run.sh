@@ -973,7 +973,7 @@ scenario_23-nvmf-root() {
     local hostnqn=nqn.2014-08.org.nvmexpress:uuid:$hostid
     SERVER_IMG=server-nvmf SERVER_APPEND="e2e.nvmf=$nqn e2e.nvmf-host=$hostnqn" SERVER_WAIT='E2E-SERVER: READY' \
         boot_pair yes client-shell-nvmf \
-        "$BOOT root=UUID=$NVMF_UUID rootfstype=ext4 rw ip=$CLI_IP:::$MASK:e2e-client:$NIC:none $RDMA_ARGS rd.nvmf.discover=rdma,$SRV_IP rd.nvmf.hostnqn=$hostnqn rd.nvmf.hostid=$hostid rd.rdma.required=1" 300
+        "$BOOT root=UUID=$NVMF_UUID rootfstype=ext4 rw ip=$CLI_IP:::$MASK:e2e-client:$NIC:none $RDMA_ARGS rd.nvmf.discover=rdma,$SRV_IP rd.nvmf.hostnqn=$hostnqn rd.nvmf.hostid=$hostid rd.rdma.required=1 rd.rdma.verify=peer" 300
     check_line "$RUN_DIR/server.log" "E2E-SERVER: nvmet: $nqn namespace 1 .* on rdma $SRV_IP:4420, host $hostnqn" \
         "the server exports the root over NVMe/RDMA to this host only"
     check_true "$CLIENT_RC" "client VM powered off by itself (exit $CLIENT_RC) in $CLIENT_WALL s"
@@ -981,6 +981,12 @@ scenario_23-nvmf-root() {
         "the binary connected the subsystem and found its namespace's block device"
     check_order "$log" 'rdma-provision: (done|already) +wait-port +rxe0/1' 'rdma-provision: done +nvmf-connect' \
         "the RDMA port was ready before the connect"
+    # rd.rdma.verify=peer: the peer is the target, tried as the kernel's host opens its
+    # admin queue before the connect is written to /dev/nvme-fabrics.
+    check_line "$log" "rdma-provision: checked +verify-nvmf +nvmf $SRV_IP:4420: not verified -> accepts an NVMe/RDMA admin queue \\(via rxe0/1 GID [^ ]+: the target accepted an admin queue of 32" \
+        "the target was checked through rdma_cm before the connect (rd.rdma.verify=peer)"
+    check_order "$log" 'rdma-provision: checked +verify-nvmf' 'rdma-provision: done +nvmf-connect' \
+        "the check came before the connect"
     check_line "$log" 'E2E-RESULT: BOOTED' "the client booted into the root on NVMe/RDMA"
     check_line "$log" 'NFSROOT: root mount: /dev/nvme[0-9]+n1 / ext4 ' "/ is the NVMe namespace, ext4"
     check_line "$log" "NFSROOT: nvme controller nvme[0-9]+: rdma traddr=$SRV_IP,trsvcid=4420 live $nqn" \

@@ -101,5 +101,17 @@ TEST(RouteMissing, NoRouteYetIsRetriedOtherErrorsAreNot) {
       peer_retry_delay(route_missing(ENETUNREACH), std::nullopt, std::chrono::milliseconds(10000)));
 }
 
+// A target's reject carries its NVMe/RDMA reason (include/linux/nvme-rdma.h enum
+// nvme_rdma_cm_status, 1..9); a code outside it is named by its number, never indexed.
+TEST(NvmeRdmaReject, TheTargetsReasonInWords) {
+  EXPECT_EQ(nvme_rdma_reject_text(1), "invalid length (NVMe/RDMA status 1)");
+  EXPECT_EQ(nvme_rdma_reject_text(4), "invalid host send queue size (NVMe/RDMA status 4)");
+  EXPECT_EQ(nvme_rdma_reject_text(6),
+            "no resources (the target is at its limit of queues) (NVMe/RDMA status 6)");
+  EXPECT_EQ(nvme_rdma_reject_text(9), "invalid controller ID (NVMe/RDMA status 9)");
+  EXPECT_EQ(nvme_rdma_reject_text(0), "unrecognized reason (NVMe/RDMA status 0)");
+  EXPECT_EQ(nvme_rdma_reject_text(10), "unrecognized reason (NVMe/RDMA status 10)");
+}
+
 }  // namespace
 }  // namespace rp
