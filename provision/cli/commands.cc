@@ -82,6 +82,12 @@ const std::vector<Command>& command_table() {
        "what this program reads of the machine (RDMA, network, PCI and module sysfs, "
        "configfs, the files it reads under /etc), as a tar archive that --root reads back; "
        "values only, the kernel command line withheld"},
+      {"dhcp-hosts",
+       {"--root", "inputs", "--format", "--ib-client-id", "--output"},
+       cmd_dhcp_hosts,
+       "the DHCP server's host entries for every row of the node table (Ethernet ports by "
+       "MAC, IPoIB ports by their client identifiers; lease= or address=, host=), for ISC "
+       "dhcpd, Kea or dnsmasq"},
       {"explain",
        {"--root", "--json", "--history"},
        cmd_explain,

@@ -51,8 +51,9 @@ int cmd_udev_name(const Options& o);
 int cmd_verify(const Options& o);
 int cmd_nvmf(const Options& o);  // nvmf.cc
 int cmd_preload(const Options& o);
-int cmd_explain(const Options& o);  // explain.cc
-int cmd_capture(const Options& o);  // capture.cc
+int cmd_explain(const Options& o);     // explain.cc
+int cmd_capture(const Options& o);     // capture.cc
+int cmd_dhcp_hosts(const Options& o);  // dhcp_hosts.cc
 
 // Shared by the handlers.
 // False (with a message naming the command) when --root is not a directory.

@@ -69,6 +69,25 @@ const std::vector<OptionSpec>& option_table() {
          o.output = std::string(v);
          return std::string();
        }},
+      {"--format", "isc|kea|dnsmasq", "",
+       "dhcp-hosts: the DHCP server whose host entries to write (ISC dhcpd host "
+       "declarations, Kea reservations, dnsmasq dhcp-host lines)",
+       false,
+       [](std::string_view v, Options& o) {
+         o.dhcp_server = parse_dhcp_server(v);
+         return o.dhcp_server ? std::string()
+                              : "--format: " + quote(v) + " is not isc, kea or dnsmasq";
+       }},
+      {"--ib-client-id", "os|flexboot|both", "",
+       "dhcp-hosts: the client identifiers of an IPoIB port: the OS's (20:<GUID>: "
+       "NetworkManager, dracut's dhclient), FlexBoot's (ff:...:02:c9:00:<GUID>), or both "
+       "(default)",
+       false,
+       [](std::string_view v, Options& o) {
+         o.ib_client_ids = parse_ib_client_ids(v);
+         return o.ib_client_ids ? std::string()
+                                : "--ib-client-id: " + quote(v) + " is not os, flexboot or both";
+       }},
       {"--state-env", "FILE", "",
        "also write what the inputs say (RP_REQUIRED, RP_ERRORS, ...) for a shell to source, "
        "valid or not, to FILE (a host path)",

@@ -10,6 +10,7 @@
 
 #include "provision/inputs/load.h"
 #include "provision/inputs/values.h"
+#include "provision/report/dhcp_hosts.h"
 
 namespace rp {
 
@@ -36,6 +37,8 @@ struct Options {
   std::vector<IpPrefix> allow;                      // verify --listen --allow
   std::optional<unsigned> max_sessions;             // verify --listen --max-sessions
   std::optional<unsigned> udev_settle;              // apply --udev-settle
+  std::optional<DhcpServer> dhcp_server;            // dhcp-hosts --format
+  std::optional<IbClientIds> ib_client_ids;         // dhcp-hosts --ib-client-id
 };
 
 struct OptionSpec {

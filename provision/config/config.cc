@@ -166,6 +166,20 @@ struct AddressHash {
   }
 };
 
+// The addresses a row gives its port: address= and the DHCP server's lease=, each once.
+std::vector<IpAddress> row_addresses(const NodeEntry& row) {
+  std::vector<IpAddress> out;
+  for (const auto& a : row.addresses) out.push_back(a.address);
+  if (row.lease) out.push_back(*row.lease);
+  std::vector<IpAddress> unique;
+  for (const auto& a : out) {
+    bool seen = false;
+    for (const auto& u : unique) seen = seen || (u.v6 == a.v6 && u.bytes == a.bytes);
+    if (!seen) unique.push_back(a);
+  }
+  return unique;
+}
+
 }  // namespace
 
 void check_node_rows(const Config& cfg, Diagnostics& diag) {
@@ -175,8 +189,8 @@ void check_node_rows(const Config& cfg, Diagnostics& diag) {
   owner.reserve(cfg.nodes_by_mac.size() + cfg.nodes_by_guid.size());
   for (const auto* table : {&cfg.nodes_by_mac, &cfg.nodes_by_guid}) {
     for (const auto& [k, row] : *table) {
-      for (const auto& a : row.addresses) {
-        auto [it, fresh] = owner.emplace(AddressKey(a.address), &row);
+      for (const auto& a : row_addresses(row)) {
+        auto [it, fresh] = owner.emplace(AddressKey(a), &row);
         if (!fresh && before(&row, it->second)) it->second = &row;
       }
     }
@@ -190,6 +204,14 @@ void check_node_rows(const Config& cfg, Diagnostics& diag) {
                                    " is an IPoIB setting, and a MAC names an Ethernet "
                                    "interface (key an IPoIB port by its GUID)"});
       }
+      // No port has a zero GUID or MAC (the kernel's zero GUID is a port not set up yet;
+      // a zero MAC no NIC's): the row matches no node, and a DHCP server cannot tell its
+      // client by it (dhcp-hosts).
+      if (row.key.value == 0) {
+        found.push_back({&row, std::string("a ") + (row.key.is_mac() ? "MAC" : "GUID") +
+                                   " of zeros is no port's: the row matches no node, and a "
+                                   "DHCP server cannot tell a client by it"});
+      }
       // siw attaches to Ethernet-like interfaces only (sw/siw/siw_main.c
       // siw_dev_qualified: ARPHRD_ETHER, ARPHRD_IEEE802, ARPHRD_NONE), never to IPoIB.
       if (row.key.is_guid() && row.soft && row.soft->kind == SoftKind::kSiw) {
@@ -197,10 +219,10 @@ void check_node_rows(const Config& cfg, Diagnostics& diag) {
                          "siw= needs an Ethernet interface, and a port GUID names an "
                          "IPoIB one (key the row by the NIC's MAC)"});
       }
-      for (const auto& a : row.addresses) {
-        const NodeEntry* first = owner.at(AddressKey(a.address));
+      for (const auto& a : row_addresses(row)) {
+        const NodeEntry* first = owner.at(AddressKey(a));
         if (first == &row) continue;
-        found.push_back({&row, "address " + a.address.str() + " is also node " + first->key.str() +
+        found.push_back({&row, "address " + a.str() + " is also node " + first->key.str() +
                                    "'s, at " + first->source +
                                    " (each address belongs to one node)"});
       }

@@ -206,6 +206,11 @@ struct NodeEntry {
   // devname=NAME: the RDMA device under the row's interface is given this fixed name (as
   // [devname NAME] match = netdev-<interface>).
   std::string devname;
+  // lease=IPV4 / host=NAME: what the DHCP server's host entry for this port hands out
+  // (`rdma-provision dhcp-hosts`): its fixed address (else the row's first IPv4 address=)
+  // and host name. The node does not set either itself.
+  std::optional<IpAddress> lease;
+  std::string host;
   Source source;
 };
 

@@ -273,6 +273,11 @@ constexpr NodeField kNodeFields[] = {
          e.soft = SoftLink{SoftKind::kSiw, *n, p.where};
      }},
     {"devname", [](P p, V v, E e) { keep(e.devname, parse_rdma_name(v, p.where, p.diag)); }},
+    {"lease",
+     [](P p, V v, E e) {
+       if (auto a = parse_dhcp_address(v, p.where, p.diag)) e.lease = a;
+     }},
+    {"host", [](P p, V v, E e) { keep(e.host, parse_hostname(v, p.where, p.diag)); }},
 };
 
 // ---- Lines -------------------------------------------------------------------------------

@@ -15,6 +15,49 @@ std::optional<IpAddress> parse_ip_address(std::string_view s, const Source& wher
   return bad<IpAddress>(where, d, "address " + shown(s) + " is not an IPv4 or IPv6 address");
 }
 
+std::optional<IpAddress> parse_dhcp_address(std::string_view s, const Source& where,
+                                            Diagnostics& d) {
+  auto a = parse_ip_address(s, where, d);
+  if (!a) return std::nullopt;
+  if (a->v6) {
+    return bad<IpAddress>(where, d,
+                          "lease " + shown(s) + " is an IPv6 address; a DHCPv4 host entry " +
+                              "hands out IPv4 addresses only");
+  }
+  const uint8_t first = a->bytes[0];
+  const bool zero = a->bytes[0] == 0 && a->bytes[1] == 0 && a->bytes[2] == 0 && a->bytes[3] == 0;
+  const bool all =
+      a->bytes[0] == 255 && a->bytes[1] == 255 && a->bytes[2] == 255 && a->bytes[3] == 255;
+  if (zero || all || (first >= 224 && first <= 239)) {
+    return bad<IpAddress>(where, d,
+                          "lease " + shown(s) + " is not a host's address (0.0.0.0, " +
+                              "255.255.255.255 and multicast are none)");
+  }
+  return a;
+}
+
+std::optional<std::string> parse_hostname(std::string_view s, const Source& where, Diagnostics& d) {
+  const auto refuse = [&](const std::string& why) {
+    return bad<std::string>(where, d, "host name " + shown(s) + " " + why);
+  };
+  if (s.empty() || s.size() > 253) return refuse("is not 1..253 bytes long");
+  size_t start = 0;
+  for (;;) {
+    const size_t dot = s.find('.', start);
+    const std::string_view label = s.substr(start, dot - start);
+    if (label.empty() || label.size() > 63) return refuse("has a label that is not 1..63 bytes");
+    if (label.front() == '-' || label.back() == '-')
+      return refuse("has a label that starts or ends with '-'");
+    for (char c : label) {
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-')
+        return refuse("has " + shown(std::string(1, c)) + ": letters, digits and '-' only");
+    }
+    if (dot == std::string_view::npos) break;
+    start = dot + 1;
+  }
+  return std::string(s);
+}
+
 // "ADDR", "ADDR:PORT", "[V6]", "[V6]:PORT" (an IPv6 address with a port needs brackets).
 std::optional<Endpoint> parse_endpoint(std::string_view s) {
   std::string_view addr = s, port;

@@ -113,6 +113,14 @@ void set_expect_key(ExpectSetting& s, std::string_view key, std::string_view val
 // ---- Addresses and lists -----------------------------------------------------------------
 
 std::optional<IpAddress> parse_ip_address(std::string_view s, const Source& where, Diagnostics& d);
+// The fixed address of a DHCP server's host entry (node table lease=): IPv4 (DHCPv4 hands
+// out only those), neither 0.0.0.0 nor a multicast or broadcast address.
+std::optional<IpAddress> parse_dhcp_address(std::string_view s, const Source& where,
+                                            Diagnostics& d);
+// A host name (node table host=) as RFC 1123 section 2.1 has them, which every DHCP server
+// takes: labels of letters, digits and '-', 1..63 bytes, neither starting nor ending with
+// '-', dot-separated, 253 bytes at most.
+std::optional<std::string> parse_hostname(std::string_view s, const Source& where, Diagnostics& d);
 // "10.0.0.5/24", "fd00::5/64": a length is required.
 // An rdma_cm endpoint: "ADDR", "ADDR:PORT", "[V6]", "[V6]:PORT" (an IPv6 address with a
 // port needs brackets); the port 1..65535. nullopt when it is none of these.

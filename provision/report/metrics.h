@@ -9,9 +9,9 @@
 #include "provision/apply/apply.h"
 #include "provision/config/config.h"
 #include "provision/inventory/inventory.h"
-#include "provision/verify/listen_policy.h"
 #include "provision/plan/plan.h"
 #include "provision/report/record.h"
+#include "provision/verify/listen_policy.h"
 
 namespace rp {
 

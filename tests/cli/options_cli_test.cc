@@ -163,12 +163,13 @@ TEST(OptionsCli, TheListenersLimitsAreCheckedAndGoWithListen) {
 TEST(OptionsCli, TheUsageIsTheTable) {
   Outcome r = run("--help");
   EXPECT_EQ(r.status, 0);
-  for (const char* c : {"\n  status [--root DIR] [inputs] [--json]", "\n  check [--root DIR] [inputs]",
-                        "\n  plan [--root DIR] [inputs] [--json]",
-                        "\n  apply [--root DIR] [inputs] [--log auto|kmsg|stderr] [--metrics FILE]",
-                        "\n  udev-rules [--root DIR] [inputs] [--output FILE] [--state-env FILE]",
-                        "\n  image-needs [--root DIR] [inputs] [--generic] [--drivers 'MOD ...'] "
-                        "[--no-rdma-core]"}) {
+  for (const char* c :
+       {"\n  status [--root DIR] [inputs] [--json]", "\n  check [--root DIR] [inputs]",
+        "\n  plan [--root DIR] [inputs] [--json]",
+        "\n  apply [--root DIR] [inputs] [--log auto|kmsg|stderr] [--metrics FILE]",
+        "\n  udev-rules [--root DIR] [inputs] [--output FILE] [--state-env FILE]",
+        "\n  image-needs [--root DIR] [inputs] [--generic] [--drivers 'MOD ...'] "
+        "[--no-rdma-core]"}) {
     EXPECT_NE(r.out.find(c), std::string::npos) << c << "\n" << r.out;
   }
   Outcome one = run("status --help");

@@ -174,7 +174,7 @@ INSTANTIATE_TEST_SUITE_P(
             "(aa:bb:cc:dd:ee:ff), a PCI function (pci-0000:af:00.0) nor an RDMA port (mlx5_0/1)"},
         Bad{"[nodes]\n52:54:00:00:00:01 colour=x\n",
             ":2: unknown node field 'colour' (known: name, address, pkeys, mode, mtu, rxe, siw, "
-            "devname)"},
+            "devname, lease, host)"},
         Bad{"[nodes]\n52:54:00:00:00:01 name\n",
             ":2: node field 'name' is not of the form key=value"},
         // Every other value path: the one parser's message, with the file:line.
