@@ -66,6 +66,18 @@ struct BootContext {
     std::optional<uint16_t> port;  // trsvcid as a TCP/RDMA-CM port, when it is one
     Source source;
   };
+  // BOOTIF=, the boot interface a PXE loader names (pxelinux make_bootif_string:
+  // "<htype>-<chaddr bytes>" of its DHCP packet), as what it can mean here; rd.bootif=0
+  // (dracut's getargbool) makes dracut and NetworkManager's generator ignore it.
+  struct BootIf {
+    enum class Form { kMac, kGuid };
+    Form form = Form::kMac;
+    uint64_t value = 0;  // the MAC (low 48 bits) or the port GUID
+    std::string how;     // "htype 1 and a MAC", "a 20-byte IPoIB address", ...
+    Source source;
+  };
+  std::optional<BootIf> bootif;
+  std::optional<Source> bootif_off;
   std::vector<NvmfTarget> nvmf;
   std::optional<Sourced<std::string>> nvmf_hostnqn, nvmf_hostid;
   std::optional<Source> nonvmf;

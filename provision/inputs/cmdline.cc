@@ -265,6 +265,8 @@ constexpr Known kKnown[] = {
     {"ifname", "<name>:<mac>", read_dracut_ifname, false},
     {"ip", "<dracut's ip= forms>", read_ip, true},
     {"bootdev", "<interface>", read_bootdev, true},
+    {"BOOTIF", "<htype>-<hardware address>", read_bootif, true},
+    {"rd.bootif", "<boolean>", read_rd_bootif, true},
     {"bond", "<dracut's bond= forms>", read_dracut_virtual, true},
     {"team", "<dracut's team= forms>", read_dracut_virtual, true},
     {"bridge", "<dracut's bridge= forms>", read_dracut_virtual, true},

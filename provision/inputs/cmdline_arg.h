@@ -42,6 +42,8 @@ void read_root(const Arg& a);
 void read_netroot(const Arg& a);
 void read_ip(const Arg& a);
 void read_bootdev(const Arg& a);
+void read_bootif(const Arg& a);
+void read_rd_bootif(const Arg& a);
 void read_neednet(const Arg& a);
 void read_dracut_ifname(const Arg& a);
 void read_dracut_virtual(const Arg& a);

@@ -110,6 +110,30 @@ void read_bootdev(const Arg& a) {
   if (!a.value().empty()) a.cfg.boot.ifaces.push_back({std::string(a.value()), a.where});
 }
 
+// BOOTIF= (parse_bootif): what it names is the plan's to find (plan/bootif.cc). dracut's
+// parse-ip-opts.sh takes it only when `getargbool 1 rd.bootif`; a value no loader writes
+// is said and left to dracut.
+void read_bootif(const Arg& a) {
+  auto b = parse_bootif(a.value());
+  if (!b) {
+    a.cfg.boot.bootif.reset();
+    return a.warn("BOOTIF " + shown(a.value()) +
+                  " is no hardware address a PXE loader writes (<htype>-<6, 8 or 20 bytes>): "
+                  "left to dracut");
+  }
+  b->source = a.where;
+  a.cfg.boot.bootif = *b;
+}
+
+void read_rd_bootif(const Arg& a) {
+  const auto v = a.value();
+  if (!v.empty() && (v == "0" || v == "no" || v == "off")) {
+    a.cfg.boot.bootif_off = a.where;
+  } else {
+    a.cfg.boot.bootif_off.reset();
+  }
+}
+
 // rd.neednet, a boolean as dracut's getargbool reads it (the key alone is 1).
 void read_neednet(const Arg& a) {
   const auto v = a.value();

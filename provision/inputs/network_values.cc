@@ -15,6 +15,34 @@ std::optional<IpAddress> parse_ip_address(std::string_view s, const Source& wher
   return bad<IpAddress>(where, d, "address " + shown(s) + " is not an IPv4 or IPv6 address");
 }
 
+std::optional<BootContext::BootIf> parse_bootif(std::string_view s) {
+  std::vector<uint8_t> b;
+  for (auto part : split(s, s.find('-') != std::string_view::npos ? '-' : ':')) {
+    if (part.size() != 2 || !std::isxdigit(static_cast<unsigned char>(part[0])) ||
+        !std::isxdigit(static_cast<unsigned char>(part[1]))) {
+      return std::nullopt;
+    }
+    b.push_back(static_cast<uint8_t>(std::stoul(std::string(part), nullptr, 16)));
+  }
+  const auto tail = [&](size_t n) {
+    uint64_t v = 0;
+    for (size_t i = b.size() - n; i < b.size(); ++i) v = v << 8 | b[i];
+    return v;
+  };
+  using Form = BootContext::BootIf::Form;
+  BootContext::BootIf r;
+  if ((b.size() == 7 && b[0] == 1) || b.size() == 6) {
+    r = {Form::kMac, tail(6), b.size() == 7 ? "htype 1 and a MAC" : "a MAC", {}};
+  } else if ((b.size() == 9 && b[0] == 32) || b.size() == 8) {
+    r = {Form::kGuid, tail(8), b.size() == 9 ? "htype 32 and a port GUID" : "a port GUID", {}};
+  } else if ((b.size() == 21 && b[0] == 32) || b.size() == 20) {
+    r = {Form::kGuid, tail(8), "a 20-byte IPoIB address", {}};
+  } else {
+    return std::nullopt;
+  }
+  return r;
+}
+
 std::optional<IpAddress> parse_dhcp_address(std::string_view s, const Source& where,
                                             Diagnostics& d) {
   auto a = parse_ip_address(s, where, d);

@@ -113,6 +113,13 @@ void set_expect_key(ExpectSetting& s, std::string_view key, std::string_view val
 // ---- Addresses and lists -----------------------------------------------------------------
 
 std::optional<IpAddress> parse_ip_address(std::string_view s, const Source& where, Diagnostics& d);
+// BOOTIF= (pxelinux's "<htype>-<bytes>", '-' or ':' between bytes, any case), as what it
+// can name: htype 1 and 6 bytes, or 6 bytes alone (dracut's fix_bootif keeps the last 6):
+// a MAC, which on an IPoIB port is iPXE's Ethernet-compatible address of it (ipoib.c
+// ipoib_init_addr: GUID bytes 0-2 and 5-7); htype 32 (ARPHRD_INFINIBAND) and 8 bytes, or
+// 8 alone: a port GUID (gPXE's IPoIB chaddr before 2012); a 20-byte IPoIB address, with or
+// without htype 32: its GUID (the last 8 bytes, the only stable ones). nullopt otherwise.
+std::optional<BootContext::BootIf> parse_bootif(std::string_view s);
 // The fixed address of a DHCP server's host entry (node table lease=): IPv4 (DHCPv4 hands
 // out only those), neither 0.0.0.0 nor a multicast or broadcast address.
 std::optional<IpAddress> parse_dhcp_address(std::string_view s, const Source& where,

@@ -146,6 +146,7 @@ void plan_waits(PlanBuilder& b);          // plan/waits.cc: rd.rdma.wait
 void plan_verify(PlanBuilder& b);         // plan/verify.cc: rd.rdma.verify=ports
 void plan_expect(PlanBuilder& b);         // plan/expect.cc: rd.rdma.expect
 void plan_nvmf_path(PlanBuilder& b);      // plan/nvmf.cc: an RDMA port for rd.nvmf.discover
+void plan_bootif(PlanBuilder& b);         // plan/bootif.cc: BOOTIF naming an InfiniBand port
 // plan/rdma_names.cc: rd.rdma.devname, first (the rest is planned against the new names;
 // `before`: the inventory with the names the devices have now).
 struct RdmaNameMoves;

@@ -32,6 +32,7 @@ void build(PlanBuilder& b) {
   plan_verify(b);
   plan_expect(b);
   plan_nvmf_path(b);
+  plan_bootif(b);
 }
 
 }  // namespace

@@ -1,0 +1,94 @@
+// BOOTIF (#43): the interface a PXE loader says the node booted from. dracut takes it for
+// the boot's network (35network-legacy parse-ip-opts.sh: `getargbool 1 rd.bootif` and
+// BOOTIF -> fix_bootif -> the boot device), and NetworkManager's generator for a wired
+// connection's MAC (nmi-cmdline-reader.c, near the end of nmi_cmdline_reader_parse). Both
+// only ever match a 6-byte Ethernet address: fix_bootif (net-lib.sh) keeps the last 6
+// bytes, net-genrules.sh writes ATTR{address}=="<6 bytes>" and waits for that interface,
+// and the generator's connection is of type 802-3-ethernet. An IPoIB interface's address
+// is 20 bytes (ipoib_main.c ipoib_setup_common, INFINIBAND_ALEN) and its connection
+// type infiniband, so a BOOTIF that names an InfiniBand port is never matched: the boot
+// waits for its network until dracut's timeout. Said here, with the port it names.
+#include "provision/base/strings.h"
+#include "provision/plan/builder.h"
+
+namespace rp {
+namespace {
+
+// iPXE's Ethernet-compatible address of an IPoIB port (src/drivers/net/ipoib.c
+// ipoib_init_addr, IPOIB_GUID_MASK 0xe7: the GUID's bytes 0, 1, 2, 5, 6 and 7), which it
+// puts in its DHCP packet's chaddr, and pxelinux then in BOOTIF.
+uint64_t ipxe_mac_of(uint64_t guid) { return (guid >> 40) << 24 | (guid & 0xffffff); }
+
+// The name the port's IPoIB interface has or is given, or "".
+std::string ipoib_name(const PlanBuilder& b, uint64_t guid) {
+  for (const auto& n : b.inv.netdevs) {
+    const auto g =
+        n.type == kArphrdInfiniband && n.parent.empty() ? n.address.ipoib_guid() : std::nullopt;
+    if (g && g->value == guid) return b.final_name(n.name);
+  }
+  for (const auto& [name, key] : b.cfg.names)
+    if (key.value.is_guid() && key.value.value == guid) return name;
+  if (const NodeEntry* row = b.cfg.node_entry(HwKey::of_guid(PortGuid{guid})))
+    return b.cfg.row_name(*row);
+  return "";
+}
+
+}  // namespace
+
+void plan_bootif(PlanBuilder& b) {
+  const auto& bi = b.cfg.boot.bootif;
+  if (!bi || b.cfg.boot.bootif_off) return;
+  using Form = BootContext::BootIf::Form;
+  const std::string what = "BOOTIF (" + bi->how + ")";
+  // An Ethernet interface with that address: dracut's own match.
+  if (bi->form == Form::kMac) {
+    for (const auto& n : b.inv.netdevs) {
+      const auto m = n.type == kArphrdEther ? n.address.mac() : std::nullopt;
+      if (m && HwKey::of_mac(*m).value == bi->value) return;
+    }
+  }
+  // An InfiniBand port, by its GUID or iPXE's address of it: present (ib_core lists it
+  // before ib_ipoib makes its interface), or a row of the node table (an image built
+  // elsewhere).
+  std::vector<uint64_t> guids;
+  for (const auto& d : b.inv.rdma)
+    for (const auto& p : d.ports)
+      if (p.guid && p.link_layer == LinkLayer::kInfiniBand) guids.push_back(p.guid->value);
+  for (const auto& [k, row] : b.cfg.nodes_by_guid) guids.push_back(k);
+  for (uint64_t g : guids) {
+    if (bi->form == Form::kGuid ? g != bi->value : ipxe_mac_of(g) != bi->value) continue;
+    const std::string name = ipoib_name(b, g);
+    const std::string shown = name.empty() ? "its IPoIB interface" : name;
+    const std::string said =
+        what + " names the InfiniBand port " + HwKey::of_guid(PortGuid{g}).str() +
+        (bi->form == Form::kMac ? " (iPXE's Ethernet-compatible address of its GUID: "
+                                  "bytes 0-2 and 5-7, ipoib.c ipoib_init_addr)"
+                                : "") +
+        ", " + shown +
+        ": dracut matches BOOTIF as a 6-byte Ethernet address (net-lib.sh fix_bootif, "
+        "net-genrules.sh), which an IPoIB interface's 20-byte address never is, and "
+        "NetworkManager's generator makes an Ethernet connection of it, so the boot "
+        "waits for that network until dracut's timeout; write rd.bootif=0 ip=" +
+        (name.empty() ? std::string("<its name>") : name) + ":dhcp" +
+        (b.cfg.boot.network_manager && !starts_with(name, "ib")
+             ? " (with NetworkManager, under a name that starts with \"ib\")"
+             : "");
+    // A boot that cannot get its network: under rd.rdma.required=1 apply fails it there,
+    // not dracut's initqueue at its timeout.
+    if (!b.cfg.required.value) return b.warn(bi->source, said);
+    b.warn(bi->source, said + "; " + b.cfg.required.source.str() + ": apply fails the boot on it");
+    Action a{Require{what, "Ethernet interface", shown}, "IPoIB", bi->source.str()};
+    a.never = said;
+    b.add(std::move(a));
+    return;
+  }
+  // What is there: the Ethernet interfaces by MAC and the InfiniBand ports by GUID.
+  auto present = b.present_addresses(false);
+  for (auto& c : b.present_addresses(true)) present.push_back(std::move(c));
+  b.absent(bi->source, what, bi->form == Form::kMac ? "interface with address" : "port GUID",
+           bi->form == Form::kMac ? HwKey{HwKey::By::kMac, bi->value, {}, {}, 0}.str()
+                                  : HwKey::of_guid(PortGuid{bi->value}).str(),
+           present);
+}
+
+}  // namespace rp
