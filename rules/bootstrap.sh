@@ -48,6 +48,7 @@ TEST_PKGS=(clang-format clang-14 libclang-rt-14-dev time strace lintian rpmlint
 BOOT_PKGS=(
   dracut-core=059 dracut-network=059 qemu-system-x86 qemu-utils linux-image-amd64
   busybox-static nfs-kernel-server rpcbind cpio kmod rdma-core ibverbs-utils ibverbs-providers
+  dnsmasq-base
 )
 # The other boots: the netlink comparison's strace, NetworkManager's initramfs, and the
 # builds of dracut-ng's helpers and of siw.ko for the 6.12 kernel.

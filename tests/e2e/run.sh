@@ -477,14 +477,18 @@ scenario_12-rd-break() {
 # One image and one command line for every node; the boot script lives on the server.
 PXE_MACS=(52:54:00:77:00:02 52:54:00:77:00:03)
 PXE_NAMES=(nodea0 nodeb0)   # their rows in tests/e2e/cluster.conf
-PXE_IPS=(10.77.0.2 10.77.0.3)  # the server's static DHCP leases
+PXE_IPS=(10.77.0.2 10.77.0.3)  # their rows' lease= (the server's host entries)
+PXE_HOSTS=(nodea nodeb)         # ... and host=
 PXE_CMDLINE="$BOOT $ROOT_RDMA ip=dhcp rd.neednet=1 rd.rdma.roce=rxe0/1:v2:106 rd.rdma.wait=rxe0/1"
 PXE_BROKEN_MAC=52:54:00:77:00:04  # the server's script gives it a corrupt initramfs
 PXE_STRANGER_MAC=52:54:00:77:00:05  # no row in the node table, no static lease
 
-prepare_pxe_dir() {  # $W/pxe: what the server's httpd serves
+prepare_pxe_dir() {  # $W/pxe: what the server's httpd serves, and its DHCP host entries
     local d=$W/pxe
     rm -rf "$d" && mkdir -p "$d"
+    # The server's half of the node table the client image carries.
+    "$W/bin/rdma-provision" dhcp-hosts --format dnsmasq --config "$E2E/cluster.conf" \
+        --cmdline-string '' --output "$d/dhcp-hosts.conf" || die_e2e "dhcp-hosts of $E2E/cluster.conf"
     cp "$KERNEL" "$d/vmlinuz"
     cp "$W/img/client-pxe.img" "$d/client.img"
     # A corrupt initramfs for the node $PXE_BROKEN_MAC (4 MiB of 0xff: no archive magic).
@@ -524,8 +528,9 @@ pxe_node() {
 
 scenario_13-pxe() {
     # Two diskless nodes with no kernel of their own boot one after the other through
-    # their NIC's boot ROM (SeaBIOS + Debian's iPXE): DHCP from the server VM (busybox
-    # udhcpd, static leases by MAC, boot file http://10.77.0.1/boot.ipxe), the kernel and
+    # their NIC's boot ROM (SeaBIOS + Debian's iPXE): DHCP from the server VM (dnsmasq,
+    # the host entries rdma-provision dhcp-hosts made of the same node table the image
+    # carries, boot file http://10.77.0.1/boot.ipxe), the kernel and
     # the one initramfs over HTTP (busybox httpd), the command line in the server's
     # script. Each node finds its row of the image's node table by its MAC (name and
     # Soft-RoCE device), gets its address by DHCP, and mounts its root over NFS/RDMA.
@@ -533,13 +538,15 @@ scenario_13-pxe() {
     # and a third node gets a corrupt initramfs from the server's script.
     local i name log
     start_vm server "$W/img/server-pxe.img" \
-        "console=ttyS0 panic=-1 rd.shell=0 e2e.ip=$SRV_IP/24 e2e.lifetime=1100 e2e.clients=2 e2e.leases=${PXE_MACS[0]}=${PXE_IPS[0]},${PXE_MACS[1]}=${PXE_IPS[1]}" \
+        "console=ttyS0 panic=-1 rd.shell=0 e2e.ip=$SRV_IP/24 e2e.lifetime=1100 e2e.clients=2" \
         "$SRV_MAC" "$PORT_A" "$PORT_B" 1200
     if ! wait_for_line server 'E2E-SERVER: READY' 240; then
         check_true 1 "the server came up"
         return
     fi
-    check_line "$RUN_DIR/server.log" 'E2E-SERVER: PXE: udhcpd and httpd on' "the server serves DHCP and HTTP on the private segment"
+    check_line "$RUN_DIR/server.log" 'E2E-SERVER: PXE: dnsmasq and httpd on' "the server serves DHCP and HTTP on the private segment"
+    check_line "$RUN_DIR/server.log" "E2E-SERVER: PXE: dnsmasq's host entries: dhcp-host=${PXE_MACS[0]},${PXE_IPS[0]},${PXE_HOSTS[0]} dhcp-host=${PXE_MACS[1]},${PXE_IPS[1]},${PXE_HOSTS[1]}" \
+        "the server's host entries are what rdma-provision dhcp-hosts made of the image's node table"
     local times=()
     # First node A the usual way (-kernel), for the firmware's share of the PXE boots.
     pxe_node direct "${PXE_MACS[0]}" direct
@@ -581,19 +588,23 @@ scenario_13-pxe() {
     wait_for_line server "E2E-SERVER: client done: client ${PXE_MACS[1]}" 30 > /dev/null && sleep 3
     stop_vm server
     check_count "$RUN_DIR/server.log" 'E2E-SERVER: client done' 2 "the server saw both nodes write to their root (two MACs)"
+    for i in 0 1; do
+        check_line "$RUN_DIR/server.log" "E2E-SERVER: dnsmasq: .*DHCPACK\\([^)]*\\) ${PXE_IPS[$i]//./\\.} ${PXE_MACS[$i]} ${PXE_HOSTS[$i]}" \
+            "dnsmasq gave ${PXE_NAMES[$i]}'s MAC its row's lease= and host= (generated entry)"
+    done
     CHECKS+=("ok   power-on to the NFS root's init (wall, TCG): PXE ${times[*]}")
 }
 
 scenario_14-dhcp() {
     # DHCP on our interface, without PXE: ip=fabric0:dhcp (dracut's dhclient on the name
     # rdma-provision gave) with the server VM answering on the private segment only
-    # (busybox udhcpd, a static lease by MAC). (a) The address comes by DHCP on fabric0
+    # (dnsmasq, the node table's host entry for its MAC). (a) The address comes by DHCP on fabric0
     # and the root over NFS/RDMA. (b) No DHCP server: the boot ends, bounded, with
     # dracut's reason, rdma-provision having done its part. (c) root=dhcp with
     # rd.rdma.verify=peer: the peer is the server of the DHCP root-path.
     local log=$RUN_DIR/dhcp-client.log
     start_vm server "$W/img/server-pxe.img" \
-        "console=ttyS0 panic=-1 rd.shell=0 e2e.ip=$SRV_IP/24 e2e.lifetime=400 e2e.leases=$CLI_MAC=$CLI_IP" \
+        "console=ttyS0 panic=-1 rd.shell=0 e2e.ip=$SRV_IP/24 e2e.lifetime=400" \
         "$SRV_MAC" "$PORT_A" "$PORT_B" 460
     if ! wait_for_line server 'E2E-SERVER: READY' 240; then
         check_true 1 "the server came up"
@@ -615,11 +626,11 @@ scenario_14-dhcp() {
     check_line "$log" 'E2E-RESULT: BOOTED' "(a) booted into the NFS root"
 
     # (c) root=dhcp and rd.rdma.verify=peer: the peer is the NFS server of the root-path
-    # DHCP gave (udhcpd's option 17), which dracut's dhclient-script recorded in
+    # DHCP gave (dnsmasq's option 17), which dracut's dhclient-script recorded in
     # /tmp/dhclient.fabric0.dhcpopts before the online hook; the server's listener answers.
     log=$RUN_DIR/root-dhcp-client.log
     start_vm server "$W/img/server-pxe.img" \
-        "console=ttyS0 panic=-1 rd.shell=0 e2e.ip=$SRV_IP/24 e2e.lifetime=400 e2e.leases=$CLI_MAC=$CLI_IP e2e.rootpath=nfs4:$SRV_IP:/export/root:rdma,port=20049,vers=4.2 e2e.verify-listen=1" \
+        "console=ttyS0 panic=-1 rd.shell=0 e2e.ip=$SRV_IP/24 e2e.lifetime=400 e2e.rootpath=nfs4:$SRV_IP:/export/root:rdma,port=20049,vers=4.2 e2e.verify-listen=1" \
         "$SRV_MAC" "$PORT_A" "$PORT_B" 460
     if wait_for_line server 'E2E-SERVER: READY' 240; then
         rc=0 t0=$(now)

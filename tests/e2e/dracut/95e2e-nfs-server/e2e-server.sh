@@ -160,33 +160,33 @@ if [ "$_listen" = load ]; then
         done
     ) &
 fi
-# Network boot (scenario 13): DHCP with the boot program's address, static leases by MAC
-# (the cluster's DHCP table: iPXE, then dracut's dhclient ask), and HTTP for the files.
-# Bound to this NIC on 10.77.0.0/24, the guests' private segment.
+# Network boot (scenarios 13, 14): DHCP with the boot program's address and the cluster's
+# host entries (the fixed addresses by MAC that iPXE, then dracut's dhclient, get), which
+# `rdma-provision dhcp-hosts --format dnsmasq` made of the client image's node table;
+# HTTP for the files. dnsmasq bound to this NIC on 10.77.0.0/24, the guests' private
+# segment, DHCP only (port=0: no DNS), as root (the image has no other user).
 if [ -d /srv/pxe ]; then
     _ip4=${_ip%/*}
     {
-        echo "interface $_nic"
-        echo "start ${_ip4%.*}.100"
-        echo "end ${_ip4%.*}.199"
-        echo "max_leases 64"
-        echo "lease_file /tmp/udhcpd.leases"
-        echo "pidfile /tmp/udhcpd.pid"
-        echo "option subnet 255.255.255.0"
-        echo "option lease 3600"
-        echo "siaddr $_ip4"
-        echo "boot_file http://$_ip4/boot.ipxe"
+        echo "port=0"
+        echo "interface=$_nic"
+        echo "bind-interfaces"
+        echo "user=root"
+        echo "pid-file=/tmp/dnsmasq.pid"
+        echo "log-facility=/tmp/dnsmasq.log"
+        echo "log-dhcp"
+        echo "dhcp-leasefile=/tmp/dnsmasq.leases"
+        echo "dhcp-range=${_ip4%.*}.100,${_ip4%.*}.199,255.255.255.0,1h"
+        echo "dhcp-boot=http://$_ip4/boot.ipxe"
         # e2e.rootpath= (scenario 14 (c), root=dhcp): DHCP option 17, the client's root.
         _rootpath=$(getarg e2e.rootpath=)
-        [ -n "$_rootpath" ] && echo "option rootpath $_rootpath"
-        for _lease in $(getarg e2e.leases= | tr "," " "); do  # MAC=IP,MAC=IP
-            echo "static_lease ${_lease%%=*} ${_lease#*=}"
-        done
-    } > /etc/udhcpd.conf
-    : > /tmp/udhcpd.leases
-    run busybox udhcpd /etc/udhcpd.conf
+        [ -n "$_rootpath" ] && echo "dhcp-option=option:root-path,$_rootpath"
+        echo "conf-file=/etc/dhcp-hosts.conf"
+    } > /etc/dnsmasq.conf
+    run dnsmasq --conf-file=/etc/dnsmasq.conf
     run busybox httpd -p "$_ip4:80" -h /srv/pxe
-    srv "PXE: udhcpd and httpd on $_nic ($_ip4): $(ls /srv/pxe | tr '\n' ' ')"
+    srv "PXE: dnsmasq and httpd on $_nic ($_ip4): $(ls /srv/pxe | tr '\n' ' ')"
+    srv "PXE: dnsmasq's host entries: $(grep -v '^#' /etc/dhcp-hosts.conf | tr '\n' ' ')"
 fi
 srv "READY"
 # e2e.clients=N: stay until N clients have each written client-done-<mac> (one after the
@@ -208,6 +208,8 @@ if [ -e /export/root/client-done ]; then
     for _f in /export/root/client-done-*; do
         [ -e "$_f" ] && srv "client done: $(cat "$_f")"
     done
+    # What dnsmasq handed out (its DHCPACK lines: address, MAC, host name).
+    grep -h 'DHCPACK' /tmp/dnsmasq.log 2> /dev/null | while read -r _l; do srv "dnsmasq: ${_l#*dnsmasq-dhcp*: }"; done
 else
     srv "lifetime of $_life s over"
 fi

@@ -27,12 +27,14 @@ install() {
     cp -a "$e2e_nfsroot" "$initdir/export-src/root"
     # e2e_pxe_dir= (scenario 13): what the server hands out to network-booting clients
     # (boot.ipxe, the kernel, the client's initramfs), served by busybox's httpd, with
-    # busybox's udhcpd answering DHCP on the guests' private segment.
+    # dnsmasq answering DHCP on the guests' private segment from the host entries
+    # rdma-provision dhcp-hosts made (dhcp-hosts.conf in that directory).
     if [[ -n ${e2e_pxe_dir:-} ]]; then
         [[ -d $e2e_pxe_dir ]] || { derror "e2e_pxe_dir is not a directory: '$e2e_pxe_dir'"; return 1; }
         mkdir -p "$initdir/srv/pxe"
         cp -a "$e2e_pxe_dir/." "$initdir/srv/pxe/"
-        inst_multiple busybox
+        mv "$initdir/srv/pxe/dhcp-hosts.conf" "$initdir/etc/dhcp-hosts.conf"
+        inst_multiple busybox dnsmasq
     fi
     # e2e_verify_bin= (scenarios 16, 17): rdma-provision, for `verify --listen` only (the
     # server's RDMA and NFS stay set up by iproute2 and nfs-utils).
