@@ -45,7 +45,7 @@ declare -A NEEDS=(  # images each one needs
     [20-hca-standin]="server client-shell-fault"
     [21-verify-load]="server client-shell"
     [22-siw]="server client-shell-siw"
-    [23-nvmf-root]="server-nvmf client-shell-nvmf"
+    [23-nvmf-root]="server-nvmf client-shell-nvmf client-ng-shell-nvmf"
     [image]="client-shell client-systemd client-shell-without client-shell-rdma-core"
 )
 
@@ -99,6 +99,11 @@ build_images() {  # the images the selected scenarios need
     [[ $want == *" server-nvmf "* ]] && { prepare_nvmf_root && build_image server-nvmf \
         "base bash udev-rules e2e-nfs-server" "e2e_nfsroot=$W/nfsroot" "e2e_nvmf_image=$W/nvmfroot.img" || rc=1; }
     [[ $want == *" client-shell-nvmf "* ]] && { build_image client-shell-nvmf \
+        "$CLIENT_MODULES rootfs-block rdma-provision e2e-client" "${CLIENT_CONF[@]}" \
+        'add_drivers+=" nvme_rdma ext4 "' || rc=1; }
+    # ... and the same client built by dracut-ng 106 (whose 95nvmf would carry nvme_rdma,
+    # not in this image: the binary connects).
+    [[ $want == *" client-ng-shell-nvmf "* ]] && { DRACUT_FLAVOUR=ng build_image client-ng-shell-nvmf \
         "$CLIENT_MODULES rootfs-block rdma-provision e2e-client" "${CLIENT_CONF[@]}" \
         'add_drivers+=" nvme_rdma ext4 "' || rc=1; }
     [[ $want == *" client-shell-rdma-core "* ]] && { build_image client-shell-rdma-core \
@@ -1012,11 +1017,25 @@ scenario_23-nvmf-root() {
     check_line "$log" "NFSROOT: metrics \\| rdma_provision_nvmf_controller\\{controller=\"nvme[0-9]+\",address=\"traddr=$SRV_IP,trsvcid=4420\",subsysnqn=\"$nqn\",state=\"live\"\\} 1" \
         "the real root's metrics count the controller live"
 
+    # (c) The same client built by dracut-ng 106: the same connect at its online point.
+    rename_logs ok
+    log=$RUN_DIR/client.log
+    SERVER_IMG=server-nvmf SERVER_APPEND="e2e.nvmf=$nqn e2e.nvmf-host=$hostnqn" SERVER_WAIT='E2E-SERVER: READY' \
+        boot_pair yes client-ng-shell-nvmf \
+        "$BOOT root=UUID=$NVMF_UUID rootfstype=ext4 rw ip=$CLI_IP:::$MASK:e2e-client:$NIC:none $RDMA_ARGS rd.nvmf.discover=rdma,$SRV_IP rd.nvmf.hostnqn=$hostnqn rd.nvmf.hostid=$hostid rd.rdma.required=1" 300
+    rename_logs ng
+    log=$RUN_DIR/ng-client.log
+    check_line "$W/logs/build-client-ng-shell-nvmf.log" 'dracut\[I\]: Executing: .*/src/dracut/dracut.sh' \
+        "(dracut-ng) the image was built by dracut-ng's dracut.sh"
+    check_true "$CLIENT_RC" "(dracut-ng) client VM powered off by itself (exit $CLIENT_RC) in $CLIENT_WALL s"
+    check_line "$log" "rdma-provision: done +nvmf-connect +nvmf $SRV_IP:4420: not connected -> .*connected $nqn as /dev/nvme[0-9]+n1 \\(nvme[0-9]+\\)" \
+        "(dracut-ng) the binary connected the subsystem at dracut-ng's online point"
+    check_line "$log" 'E2E-RESULT: BOOTED' "(dracut-ng) the client booted into the root on NVMe/RDMA"
+    check_line "$log" 'NFSROOT: root mount: /dev/nvme[0-9]+n1 / ext4 ' "(dracut-ng) / is the NVMe namespace, ext4"
+
     # (b) The target absent (no server): the connect is tried again while the path may
     # come (rd.rdma.timeout 10 s here), then fails saying why, and rd.rdma.required=1 stops
     # the boot there, not in dracut's wait for a root device that never comes.
-    rename_logs ok
-    log=$RUN_DIR/client.log
     boot_pair no client-shell-nvmf \
         "$BOOT root=UUID=$NVMF_UUID rootfstype=ext4 rw ip=$CLI_IP:::$MASK:e2e-client:$NIC:none $RDMA_ARGS rd.nvmf.discover=rdma,$SRV_IP rd.nvmf.hostnqn=$hostnqn rd.nvmf.hostid=$hostid rd.rdma.required=1 rd.rdma.timeout=10" 240
     rename_logs absent
@@ -1067,7 +1086,7 @@ main() {
         local boot=--boot s
         [[ ${E2E_KERNEL:-6.1} == 6.1 ]] || boot=--e2e
         for s in "${selected[@]}"; do
-            case ${s%%-*} in 8 | 15 | 18 | 19 | 22) boot=--e2e ;; esac
+            case ${s%%-*} in 8 | 15 | 18 | 19 | 22 | 23) boot=--e2e ;; esac
         done
         say "rules/bootstrap.sh $boot ${E2E_BOOTSTRAP_ARGS:-}"
         # shellcheck disable=SC2086
@@ -1082,7 +1101,7 @@ main() {
     [[ " ${selected[*]} " == *" 21-verify-load "* ]] && build_fault_client
     pick_accel
     prepare_dracut_base
-    [[ " ${selected[*]} " == *" 18-dracut-ng "* ]] && prepare_dracut_ng_base
+    [[ " ${selected[*]} " == *" 18-dracut-ng "* || " ${selected[*]} " == *" 23-nvmf-root "* ]] && prepare_dracut_ng_base
     prepare_nfsroot
     for s in "${selected[@]}"; do read -ra a <<< "${NEEDS[$s]}" && images+=("${a[@]}"); done
     local build_ok=0
