@@ -227,6 +227,31 @@ void plan_waits(PlanBuilder& b) {
       }
     }
   }
+  // The boot's network over IPoIB (ip=, bootdev= naming an IPoIB interface): its port
+  // waited for ACTIVE before dracut's ifup starts, unless rd.rdma.wait=none says
+  // otherwise. Until a subnet manager has made the port ACTIVE, IPoIB has not joined its
+  // broadcast group (ulp/ipoib/ipoib_multicast.c ipoib_mcast_join_task runs on the port's
+  // ACTIVE event), so DHCP's broadcasts go nowhere and dracut's dhclient gives up after
+  // its own timeout with no reason; the wait says "no subnet manager has configured it".
+  for (const auto& w : b.cfg.wait)
+    if (w.value.kind == WaitItem::Kind::kNone) return;
+  for (const auto& [ifname, src] : b.cfg.boot.ifaces) {
+    std::set<PortKey> ports;
+    add_port_of(b, ifname, ports);
+    // Named by its GUID and not made yet (ib_ipoib loads during apply).
+    if (auto n = b.cfg.names.find(ifname); ports.empty() && n != b.cfg.names.end()) {
+      for (const auto& d : b.inv.rdma)
+        for (const auto& p : d.ports)
+          if (n->second.value.is_guid() && p.guid && p.guid->value == n->second.value.value)
+            ports.insert({d.name, p.num});
+    }
+    for (const auto& [dev, port] : ports) {
+      const RdmaDevice* d = b.inv.find_rdma(dev);
+      const RdmaPort* p = d ? d->port(port) : nullptr;
+      if (!p || p->link_layer != LinkLayer::kInfiniBand) continue;
+      wait_port(b, waited, dev, port, src.str() + " (the boot's network over IPoIB)");
+    }
+  }
 }
 
 }  // namespace rp

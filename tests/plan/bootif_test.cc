@@ -24,8 +24,14 @@ struct Planned {
 };
 
 Planned plan_on(const std::string& fixture, const std::string& cmdline,
-                const std::string& conf = "") {
+                const std::string& conf = "", const std::string& port_state = "") {
   Root root(testing::unpack_fixture(fixture));
+  // The port as a subnet manager has not configured it yet (ib_core's port state file:
+  // "2: INIT" until the SM makes it ACTIVE).
+  if (!port_state.empty()) {
+    testing::run("echo '" + port_state + "' > " +
+                 root.path("/sys/class/infiniband/mlx5_0/ports/1/state"));
+  }
   if (!conf.empty()) {
     testing::run("mkdir -p " + root.path("/etc/rdma-provision"));
     testing::run("printf '%s' '" + conf + "' > " +
@@ -141,6 +147,28 @@ TEST(BootIf, EthernetIsDracutsAndNothingIsSaidWithWhatIsThere) {
   EXPECT_EQ(p.warnings,
             Strings{"cmdline: BOOTIF=ib0: BOOTIF 'ib0' is no hardware address a PXE loader "
                     "writes (<htype>-<6, 8 or 20 bytes>): left to dracut"});
+}
+
+// The boot's network on an IPoIB interface: its port waited for ACTIVE before dracut's
+// ifup (DHCP over IPoIB goes nowhere before the SM has made it so), unless
+// rd.rdma.wait=none says otherwise; an ACTIVE port needs no wait, an Ethernet boot
+// interface none of this.
+TEST(IbBoot, TheBootInterfacesPortIsWaitedForActive) {
+  Planned p = plan_on("cx5-ib", "ip=ib0:dhcp rd.neednet=1", "", "2: INIT");
+  ASSERT_EQ(p.plan.actions.size(), 1u) << plan_text(p.plan);
+  EXPECT_EQ(p.plan.actions[0].kind(), ActionKind::kWaitPort);
+  EXPECT_EQ(p.plan.actions[0].object(), "mlx5_0/1");
+  EXPECT_EQ(p.plan.actions[0].current, "INIT");
+  EXPECT_EQ(p.plan.actions[0].reason, "cmdline: ip=ib0:dhcp (the boot's network over IPoIB)");
+  // By the name the configuration gives the port's interface.
+  p = plan_on("cx5-ib", "ip=ibfab0:dhcp rd.rdma.name=ibfab0:0c42:a103:0016:b2c4", "", "2: INIT");
+  bool waited = false;
+  for (const auto& a : p.plan.actions)
+    waited = waited || (a.kind() == ActionKind::kWaitPort && a.object() == "mlx5_0/1");
+  EXPECT_TRUE(waited) << plan_text(p.plan);
+  EXPECT_TRUE(
+      plan_on("cx5-ib", "ip=ib0:dhcp rd.rdma.wait=none", "", "2: INIT").plan.actions.empty());
+  EXPECT_TRUE(plan_on("cx5-ib", "ip=ib0:dhcp").plan.actions.empty());  // ACTIVE already
 }
 
 }  // namespace
