@@ -38,6 +38,15 @@ struct BootContext {
   // the first parameter that asks for a network at all (ip=, bootdev=, rd.neednet=1, an
   // NFS or DHCP root).
   std::vector<Sourced<std::string>> ifaces;
+  // ip='s static form's address and netmask on its interface (net-lib.sh ip_to_var:
+  // <client-ip>::<gw>:<netmask>:<hostname>:<interface>:<autoconf>), for what reaches an
+  // NVMe over Fabrics target (plan/nvmf.cc).
+  struct StaticAddress {
+    std::string iface;
+    IpPrefix prefix;
+    Source source;
+  };
+  std::vector<StaticAddress> static_addresses;
   std::optional<Source> network;  // the source of that parameter
   // NetworkManager configures the boot's network: nm-initrd-generator is in this
   // initramfs (its path), or the image is built with dracut's network-manager module

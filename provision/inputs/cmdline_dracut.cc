@@ -96,12 +96,31 @@ void read_ip(const Arg& a) {
     return true;
   };
   std::string dev;
+  bool static_form = false;
   if (f.size() >= 2 && autoconf(f[1])) {
     dev = f[0];
   } else if (f.size() >= 6 && !autoconf(f[0])) {
     dev = f[5];
+    static_form = true;
   }
   if (!dev.empty()) a.cfg.boot.ifaces.push_back({dev, a.where});
+  // The static form's address: an IPv4 netmask in dotted form or a prefix length
+  // (ip_to_var takes either: net-lib.sh mask2cidr when it has dots).
+  if (static_form && !dev.empty()) {
+    const auto addr = IpAddress::parse(f[0]);
+    std::optional<unsigned> len;
+    if (auto m = IpAddress::parse(f[3]); m && !m->v6) {
+      const uint32_t bits = uint32_t(m->bytes[0]) << 24 | uint32_t(m->bytes[1]) << 16 |
+                            uint32_t(m->bytes[2]) << 8 | m->bytes[3];
+      unsigned n = 0;
+      while (n < 32 && (bits & (0x80000000u >> n))) ++n;
+      if ((n == 32 ? 0u : bits << n) == 0) len = n;  // contiguous only
+    } else if (auto n = parse_uint(f[3]); n && *n <= 128) {
+      len = static_cast<unsigned>(*n);
+    }
+    if (addr && len && *len <= (addr->v6 ? 128u : 32u))
+      a.cfg.boot.static_addresses.push_back({dev, IpPrefix{*addr, *len}, a.where});
+  }
 }
 
 // dracut's bootdev=<interface>: the interface the boot's network comes up on.

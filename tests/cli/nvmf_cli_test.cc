@@ -116,6 +116,50 @@ TEST(NvmfCli, ATargetWithoutAnyRdmaPortIsSaidAtCheck) {
   EXPECT_FALSE(has(r.out, "NVMe over Fabrics over RDMA to")) << r.out;
 }
 
+// The interface the configuration puts on the target's subnet (ip='s static form: address
+// and netmask or prefix length; [address] and the node table's addresses) without an RDMA
+// port under it: the connect could only fail there. opa-bnxt: ens2f0np0 (bnxt_en, no
+// bnxt_re) beside an OPA HCA; a soft link made on it, a target in another subnet (a route
+// known only at boot), an interface not present (said by ip= itself) say nothing here.
+TEST(NvmfCli, ATargetThroughAnInterfaceWithoutAnRdmaPortIsSaidAtCheck) {
+  const std::string root = testing::unpack_fixture("opa-bnxt");
+  const std::string ip = "ip=10.77.0.2:::255.255.255.0:n1:ens2f0np0:none ";
+  auto r = tool(root, "check --cmdline-string '" + ip + "rd.nvmf.discover=rdma,10.77.0.1'");
+  EXPECT_TRUE(has(r.out,
+                  "warning: cmdline: rd.nvmf.discover=rdma,10.77.0.1: NVMe over Fabrics over "
+                  "RDMA to 10.77.0.1 goes through ens2f0np0 (cmdline: " +
+                      ip.substr(0, ip.size() - 1) +
+                      " puts its subnet there; no rd.rdma.rxe= or rd.rdma.siw= link on it): no "
+                      "RDMA port under interface ens2f0np0 is present"))
+      << r.out;
+  // A prefix length instead of a netmask; our own [address] alike.
+  r = tool(root,
+           "check --cmdline-string 'ip=10.77.0.2:::16:n1:ens2f0np0:none "
+           "rd.nvmf.discover=rdma,10.77.200.1'");
+  EXPECT_TRUE(has(r.out, "NVMe over Fabrics over RDMA to 10.77.200.1 goes through ens2f0np0"))
+      << r.out;
+  testing::run("mkdir -p " + root +
+               "/etc/rdma-provision && printf '[address ens2f0np0]\\naddress = "
+               "10.77.0.2/24\\n' > " +
+               root + "/etc/rdma-provision/rdma-provision.conf");
+  r = tool(root, "check --cmdline-string 'rd.nvmf.discover=rdma,10.77.0.1'");
+  EXPECT_TRUE(has(r.out, "goes through ens2f0np0 (/etc/rdma-provision/rdma-provision.conf:2 puts"))
+      << r.out;
+  testing::run("rm " + root + "/etc/rdma-provision/rdma-provision.conf");
+  for (const std::string quiet : {ip + "rd.nvmf.discover=rdma,10.77.0.1 rd.rdma.rxe=ens2f0np0",
+                                  ip + "rd.nvmf.discover=rdma,10.88.0.1",
+                                  std::string("ip=10.77.0.2:::255.255.255.0:n1:ens9:none "
+                                              "rd.nvmf.discover=rdma,10.77.0.1")}) {
+    r = tool(root, "check --cmdline-string '" + quiet + "'");
+    EXPECT_FALSE(has(r.out, "NVMe over Fabrics over RDMA to")) << quiet << "\n" << r.out;
+  }
+  // A RoCE NIC's interface (cx5-roce: mlx5_0 under ens1f0np0) is a path.
+  r = tool(testing::unpack_fixture("cx5-roce"),
+           "check --cmdline-string 'ip=10.77.0.2:::255.255.255.0:n1:ens1f0np0:none "
+           "rd.nvmf.discover=rdma,10.77.0.1'");
+  EXPECT_FALSE(has(r.out, "NVMe over Fabrics over RDMA to")) << r.out;
+}
+
 TEST(NvmfCli, Usage) {
   const std::string root = testing::unpack_fixture("rxe-virtio");
   auto r = tool(root, "nvmf --online eth0");
