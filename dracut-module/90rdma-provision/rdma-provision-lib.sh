@@ -177,7 +177,13 @@ rp_queue() {
         # shellcheck disable=SC2016
         echo '[ -e "$job" ] && rm -f -- "$job"'
         echo 'type rp_apply > /dev/null 2>&1 || . /lib/rdma-provision-lib.sh'
-        echo 'rp_apply'
+        # While udev's coldplug still runs, the first run waits for it itself: dracut 059's
+        # init.sh runs a full `udevadm settle` after the trigger, dracut-ng's (106) does
+        # not, and the initqueue loop's own settle returns at once here
+        # (--exit-if-exists=initqueue/work, which queuing touches). An empty queue (dracut's
+        # own UDEV_QUEUE_EMPTY test) or a later run (61-rdma-provision.rules) goes at once.
+        # shellcheck disable=SC2016
+        echo 'if [ -e "$RP_RUN/settled" ] || udevadm settle --timeout=0 > /dev/null 2>&1; then rp_apply; else rp_apply "--udev-settle $RP_COLDPLUG_S"; fi'
     } > "/tmp/$$-rdma-provision-job.sh"
     mv -f "/tmp/$$-rdma-provision-job.sh" "$RP_JOB"
     : >> /lib/dracut/hooks/initqueue/work

@@ -28,6 +28,17 @@ struct BootContext {
   std::map<std::string, Sourced<HwKey>> dracut_ifnames;
   // Interfaces dracut's bond=, team=, bridge= and vlan= make: name -> the token.
   std::map<std::string, Source> dracut_virtual;
+  // dracut's bond=<name>[:<slaves>[:<options>[:<mtu>]]] (35network-legacy parse-bond.sh;
+  // nm-initrd-generator reads the same form): its slaves (eth0 and eth1 when none are
+  // given, as parse-bond.sh sets) and its mode= option ("" when not given: the bonding
+  // driver's default, balance-rr).
+  struct Bond {
+    std::string name;
+    std::vector<std::string> slaves;
+    std::string mode;
+    Source source;
+  };
+  std::vector<Bond> bonds;
 
   // rdma-core's 60-rdma-persistent-naming.rules as udev would read it (text; source: its
   // path), when installed: its rdma_rename renames RDMA devices on "add".

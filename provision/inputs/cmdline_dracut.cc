@@ -191,9 +191,24 @@ void read_dracut_ifname(const Arg& a) {
 // parse-bridge.sh: "bridge" alone is br0), which ip= may then name: read so that such a
 // name counts as provided (plan/names.cc check_boot_ifaces).
 void read_dracut_virtual(const Arg& a) {
-  std::string name(split(a.value(), ':')[0]);
+  const auto fields = split(a.value(), ':');
+  std::string name(fields[0]);
   if (name.empty()) name = a.param.key == "bond" ? "bond0" : a.param.key == "bridge" ? "br0" : "";
   if (!name.empty()) a.cfg.boot.dracut_virtual.emplace(name, a.where);
+  if (a.param.key != "bond" || fields.size() > 4) return;  // more: dracut dies on it
+  // parse-bond.sh: slaves and options are comma-separated lists ("mode=active-backup,
+  // miimon=100"); mode= may be a name or the bonding driver's number (1: active-backup).
+  BootContext::Bond b{name, {"eth0", "eth1"}, "", a.where};
+  if (fields.size() > 1) {
+    b.slaves.clear();
+    for (auto s : split(fields[1], ','))
+      if (!s.empty()) b.slaves.emplace_back(s);
+  }
+  if (fields.size() > 2) {
+    for (auto o : split(fields[2], ','))
+      if (starts_with(o, "mode=")) b.mode = std::string(o.substr(5));
+  }
+  a.cfg.boot.bonds.push_back(std::move(b));
 }
 
 // NetworkManager's form: ib.pkey=<parent>.<hex pkey>. As there, the parent ends at the

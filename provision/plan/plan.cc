@@ -21,6 +21,7 @@ void build(PlanBuilder& b) {
   plan_modules(b);
   plan_renames(b);
   check_boot_ifaces(b);
+  plan_bonds(b);
   plan_soft_links(b);
   plan_roce(b);
   plan_pkey_children(b);

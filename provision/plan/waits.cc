@@ -235,7 +235,13 @@ void plan_waits(PlanBuilder& b) {
   // its own timeout with no reason; the wait says "no subnet manager has configured it".
   for (const auto& w : b.cfg.wait)
     if (w.value.kind == WaitItem::Kind::kNone) return;
+  std::vector<std::pair<std::string, Source>> boot;
   for (const auto& [ifname, src] : b.cfg.boot.ifaces) {
+    boot.push_back({ifname, src});
+    // A bond (dracut's bond=): its IPoIB slaves carry the boot's network.
+    for (const auto& s : ipoib_bond_slaves(b, ifname)) boot.push_back({s, src});
+  }
+  for (const auto& [ifname, src] : boot) {
     std::set<PortKey> ports;
     add_port_of(b, ifname, ports);
     // Named by its GUID and not made yet (ib_ipoib loads during apply).

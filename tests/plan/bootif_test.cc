@@ -171,5 +171,44 @@ TEST(IbBoot, TheBootInterfacesPortIsWaitedForActive) {
   EXPECT_TRUE(plan_on("cx5-ib", "ip=ib0:dhcp").plan.actions.empty());  // ACTIVE already
 }
 
+// dracut's bond= over IPoIB interfaces (four-hca: ib0..ib7, ports ACTIVE on ib0, ib2, ...):
+// the bonding driver takes InfiniBand slaves in active-backup mode only, and never beside
+// Ethernet ones (bond_main.c bond_enslave); said with what to write, a failing require
+// action under rd.rdma.required=1.
+TEST(IbBond, OnlyActiveBackupTakesIpoibSlaves) {
+  Planned p = plan_on("four-hca", "bond=bond0:ib0,ib2 ip=bond0:dhcp");
+  ASSERT_EQ(p.warnings.size(), 1u) << plan_text(p.plan);
+  EXPECT_EQ(p.warnings[0],
+            "cmdline: bond=bond0:ib0,ib2: bond bond0: IPoIB slaves (ib0, ib2) in mode balance-rr "
+            "(the bonding driver's default: bond= gives no mode=): the bonding driver takes an "
+            "InfiniBand slave only in active-backup mode (bond_main.c bond_enslave: \"Only "
+            "active-backup mode is supported for infiniband slaves\"), so the bond never gets a "
+            "slave; write bond=bond0:ib0,ib2:mode=active-backup,miimon=100");
+  p = plan_on("four-hca", "bond=bond0:ib0,ib2:mode=802.3ad ip=bond0:dhcp rd.rdma.required=1");
+  ASSERT_EQ(p.warnings.size(), 1u) << plan_text(p.plan);
+  EXPECT_NE(p.warnings[0].find("in mode 802.3ad: "), std::string::npos) << p.warnings[0];
+  bool required = false;
+  for (const auto& a : p.plan.actions)
+    required = required || (a.kind() == ActionKind::kRequire && !a.never.empty());
+  EXPECT_TRUE(required) << plan_text(p.plan);
+  // active-backup, by name or by the driver's number: nothing to say.
+  EXPECT_EQ(plan_on("four-hca", "bond=bond0:ib0,ib2:mode=active-backup,miimon=100").warnings,
+            Strings{});
+  EXPECT_EQ(plan_on("four-hca", "bond=bond0:ib0,ib2:mode=1").warnings, Strings{});
+  // Ethernet slaves are none of this.
+  EXPECT_EQ(plan_on("cx5-roce", "bond=bond0:ens1f0np0,ens1f1np1:mode=802.3ad").warnings,
+            Strings{});
+}
+
+TEST(IbBond, TheSlavesPortsAreWaitedForAsTheBootsNetwork) {
+  Planned p = plan_on("cx5-ib", "bond=bond0:ib0:mode=active-backup ip=bond0:dhcp", "", "2: INIT");
+  bool waited = false;
+  for (const auto& a : p.plan.actions) {
+    waited = waited || (a.kind() == ActionKind::kWaitPort && a.object() == "mlx5_0/1" &&
+                        a.reason == "cmdline: ip=bond0:dhcp (the boot's network over IPoIB)");
+  }
+  EXPECT_TRUE(waited) << plan_text(p.plan);
+}
+
 }  // namespace
 }  // namespace rp
