@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "provision/base/sort.h"
 #include "provision/base/strings.h"
 namespace rp {
 
@@ -243,7 +244,7 @@ std::vector<std::string> Root::list(std::string_view p) const {
     }
   }
   ::close(fd);
-  std::sort(out.begin(), out.end());
+  sort_by(out);
   return out;
 }
 

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <tuple>
 
+#include "provision/base/sort.h"
 #include "provision/base/strings.h"
 
 namespace rp {
@@ -228,8 +229,7 @@ void check_node_rows(const Config& cfg, Diagnostics& diag) {
       }
     }
   }
-  std::stable_sort(found.begin(), found.end(),
-                   [](const auto& a, const auto& b) { return before(a.first, b.first); });
+  sort_by(found, [](const auto& a, const auto& b) { return before(a.first, b.first); });
   for (const auto& [row, what] : found)
     diag.error(row->source, "node " + row->key.str() + ": " + what);
 }

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <map>
 
+#include "provision/base/sort.h"
 #include "provision/base/strings.h"
 #include "provision/inputs/cmdline.h"
 #include "provision/inputs/dhcp_root.h"
@@ -205,7 +206,7 @@ void read_nodes_d(const Root& root, const std::string& config_path, Inputs& in) 
   std::vector<std::string> names;
   for (auto& name : root.list(dir))
     if (name.size() > 5 && name[0] != '.' && ends_with(name, ".conf")) names.push_back(name);
-  std::sort(names.begin(), names.end());  // getdents64 gives no order
+  sort_by(names);  // getdents64 gives no order
   for (const auto& name : names) read_one(root, dir + "/" + name, parse_node_table_file, in, false);
 }
 

@@ -7,6 +7,7 @@
 
 #include "provision/base/drivers.h"
 #include "provision/base/modprobe.h"
+#include "provision/base/sort.h"
 #include "provision/base/strings.h"
 #include "provision/inventory/inventory.h"
 #include "provision/inventory/shown.h"
@@ -316,7 +317,7 @@ void discover_sysfs(const Root& root, Inventory& inv, Detail detail) {
       inv.modules.push_back(modprobe_name(name.substr(0, name.size() - 3)));
     }
   }
-  std::sort(inv.modules.begin(), inv.modules.end());
+  sort_by(inv.modules);
   inv.modules.erase(std::unique(inv.modules.begin(), inv.modules.end()), inv.modules.end());
   for (const char* param : {"mlx4_en/parameters/pfctx", "mlx4_en/parameters/pfcrx"}) {
     auto v = root.read(std::string("/sys/module/") + param);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "provision/base/sort.h"
 #include "provision/base/strings.h"
 
 namespace rp {
@@ -208,8 +209,7 @@ std::vector<PlanBuilder::Candidate> PlanBuilder::present_pci_ports() const {
     const std::string k = HwKey::of_pci(*n.pci, n.dev_port + 1).str();
     out.push_back({k, k + " " + n.name});
   }
-  std::sort(out.begin(), out.end(),
-            [](const Candidate& a, const Candidate& b) { return a.key < b.key; });
+  sort_by(out, [](const Candidate& a, const Candidate& b) { return a.key < b.key; });
   return out;
 }
 

@@ -15,6 +15,7 @@
 #include <map>
 #include <tuple>
 
+#include "provision/base/sort.h"
 #include "provision/base/strings.h"
 
 namespace rp {
@@ -56,7 +57,7 @@ std::vector<Host> hosts_of(const Config& cfg, std::vector<std::string>& warnings
   std::vector<const NodeEntry*> rows;
   for (const auto* table : {&cfg.nodes_by_mac, &cfg.nodes_by_guid})
     for (const auto& [k, row] : *table) rows.push_back(&row);
-  std::sort(rows.begin(), rows.end(), [](const NodeEntry* a, const NodeEntry* b) {
+  sort_by(rows, [](const NodeEntry* a, const NodeEntry* b) {
     return std::tie(a->source.file, a->source.line) < std::tie(b->source.file, b->source.line);
   });
   std::vector<Host> hosts;

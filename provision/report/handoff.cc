@@ -6,6 +6,7 @@
 #include <set>
 
 #include "provision/base/json.h"
+#include "provision/base/sort.h"
 #include "provision/base/strings.h"
 #include "provision/version.h"
 
@@ -273,8 +274,7 @@ void action_lines(const Plan& plan, const ApplyReport* report, std::string& acti
     }
     if (o.took.count() > 0) took.push_back({o.took, i});
   }
-  std::sort(took.begin(), took.end(),
-            [](const auto& a, const auto& b) { return a.first > b.first; });
+  sort_by(took, [](const auto& a, const auto& b) { return a.first > b.first; });
   for (size_t k = 0; k < took.size() && k < 3; ++k) {
     const Action& a = plan.actions[took[k].second];
     char secs[32];

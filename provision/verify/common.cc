@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "provision/base/sort.h"
 #include "provision/kernel/verbs.h"
 #include "provision/verify/check.h"
 #include "provision/verify/check_internal.h"
@@ -76,7 +77,7 @@ Latency latency_of(std::vector<double> us) {
   Latency l;
   l.rounds = static_cast<unsigned>(us.size());
   if (us.empty()) return l;
-  std::sort(us.begin(), us.end());
+  sort_by(us);
   const size_t n = us.size();
   l.median_us = n % 2 ? us[n / 2] : (us[n / 2 - 1] + us[n / 2]) / 2;
   l.min_us = us.front();
