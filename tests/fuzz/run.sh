@@ -23,7 +23,7 @@ CXX=${CXX:-clang++-14}
 out=tests/fuzz/out
 mkdir -p "$out"
 
-base="provision/base/drivers.cc provision/base/root.cc provision/base/modprobe.cc provision/base/result.cc provision/base/source.cc provision/base/strings.cc provision/base/types.cc"
+base="provision/base/drivers.cc provision/base/root.cc provision/base/modprobe.cc provision/base/result.cc provision/base/sort.cc provision/base/source.cc provision/base/strings.cc provision/base/types.cc"
 config="$base provision/config/config.cc provision/inputs/kernel_args.cc provision/inputs/record.cc provision/inputs/text.cc provision/inputs/values.cc provision/inputs/network_values.cc provision/inputs/rdma_values.cc provision/inputs/dcb_values.cc provision/inputs/expect_values.cc"
 declare -A SRCS=(
   [cmdline]="$config provision/inputs/cmdline.cc provision/inputs/cmdline_dracut.cc provision/inputs/cmdline_nvmf.cc"
