@@ -74,8 +74,9 @@ void plan_bootif(PlanBuilder& b) {
              ? " (with NetworkManager, under a name that starts with \"ib\")"
              : "");
     // A boot that cannot get its network: under rd.rdma.required=1 apply fails it there,
-    // not dracut's initqueue at its timeout.
-    if (!b.cfg.required.value) return b.warn(bi->source, said);
+    // not dracut's initqueue at its timeout. On the real root BOOTIF is still on the
+    // command line, and the boot is over: said, never failed again.
+    if (!b.cfg.required.value || !b.inv.initramfs) return b.warn(bi->source, said);
     b.warn(bi->source, said + "; " + b.cfg.required.source.str() + ": apply fails the boot on it");
     Action a{Require{what, "Ethernet interface", shown}, "IPoIB", bi->source.str()};
     a.never = said;
@@ -85,6 +86,15 @@ void plan_bootif(PlanBuilder& b) {
   // What is there: the Ethernet interfaces by MAC and the InfiniBand ports by GUID.
   auto present = b.present_addresses(false);
   for (auto& c : b.present_addresses(true)) present.push_back(std::move(c));
+  const std::string wanted = bi->form == Form::kMac
+                                 ? HwKey{HwKey::By::kMac, bi->value, {}, {}, 0}.str()
+                                 : HwKey::of_guid(PortGuid{bi->value}).str();
+  if (!b.inv.initramfs) {  // the real root, or check elsewhere: said, never waited for
+    b.warn(bi->source, what + ": no " +
+                           (bi->form == Form::kMac ? "interface with address " : "port GUID ") +
+                           wanted + " is present" + present_hint(wanted, present));
+    return;
+  }
   b.absent(bi->source, what, bi->form == Form::kMac ? "interface with address" : "port GUID",
            bi->form == Form::kMac ? HwKey{HwKey::By::kMac, bi->value, {}, {}, 0}.str()
                                   : HwKey::of_guid(PortGuid{bi->value}).str(),

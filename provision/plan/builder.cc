@@ -90,8 +90,6 @@ std::optional<size_t> PlanBuilder::up_action(const std::string& ifname) const {
   return it == up_action_.end() ? std::nullopt : std::optional<size_t>(it->second);
 }
 
-namespace {
-
 // "; present: a, b (did you mean 'a'?)", or "; none is present".
 std::string present_hint(const std::string& wanted,
                          const std::vector<PlanBuilder::Candidate>& present) {
@@ -108,8 +106,6 @@ std::string present_hint(const std::string& wanted,
   }
   return o;
 }
-
-}  // namespace
 
 void PlanBuilder::absent(const Source& where, const std::string& what, const std::string& noun,
                          const std::string& wanted, const std::vector<Candidate>& present) {

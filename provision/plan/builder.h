@@ -146,10 +146,14 @@ void plan_waits(PlanBuilder& b);          // plan/waits.cc: rd.rdma.wait
 void plan_verify(PlanBuilder& b);         // plan/verify.cc: rd.rdma.verify=ports
 void plan_expect(PlanBuilder& b);         // plan/expect.cc: rd.rdma.expect
 void plan_nvmf_path(PlanBuilder& b);      // plan/nvmf.cc: an RDMA port for rd.nvmf.discover
-void plan_bonds(PlanBuilder& b);          // plan/bonds.cc: dracut's bond= over IPoIB
+// "; present: a, b (did you mean 'a'?)", or "; none is present": what PlanBuilder::absent
+// appends to its warning.
+std::string present_hint(const std::string& wanted,
+                         const std::vector<PlanBuilder::Candidate>& present);
+void plan_bonds(PlanBuilder& b);  // plan/bonds.cc: dracut's bond= over IPoIB
 // The IPoIB interfaces among the slaves dracut's bond= gives `bond` (plan/bonds.cc).
 std::vector<std::string> ipoib_bond_slaves(const PlanBuilder& b, const std::string& bond);
-void plan_bootif(PlanBuilder& b);         // plan/bootif.cc: BOOTIF naming an InfiniBand port
+void plan_bootif(PlanBuilder& b);  // plan/bootif.cc: BOOTIF naming an InfiniBand port
 // plan/rdma_names.cc: rd.rdma.devname, first (the rest is planned against the new names;
 // `before`: the inventory with the names the devices have now).
 struct RdmaNameMoves;
