@@ -273,8 +273,13 @@ Verdict matches(const LinkFile& f, const Port& p, std::string& why) {
     return Verdict::kMaybe;
   }
   if (!f.unchecked.empty()) {
+    // Named, not quoted whole: a file of many long match lines stays one readable line.
     why = "not checked here:";
-    for (const auto& u : f.unchecked) why += " " + u;
+    for (size_t i = 0; i < f.unchecked.size() && i < 4; ++i) {
+      const std::string& u = f.unchecked[i];
+      why += " " + (u.size() > 64 ? u.substr(0, 61) + "..." : u);
+    }
+    if (f.unchecked.size() > 4) why += " and " + std::to_string(f.unchecked.size() - 4) + " more";
     return Verdict::kMaybe;
   }
   return Verdict::kYes;

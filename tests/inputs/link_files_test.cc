@@ -190,5 +190,22 @@ TEST(LinkFiles, OtherMatchesOfTheFileItself) {
             "a0=f452:1403:007b:e1b1");
 }
 
+// The [Match] keys not checked here are named in the warning, not quoted whole: four at
+// most, each cut at 64 bytes (a file of many long lines stays one readable line; the fuzz
+// run found a warning of several kilobytes).
+TEST(LinkFiles, UncheckedMatchesAreNamedBriefly) {
+  std::string text = "[Match]\nMACAddress=52:54:00:77:00:05\n";
+  for (int i = 0; i < 6; ++i) text += "Driver=" + std::string(100, char('a' + i)) + "\n";
+  Read r = read_one(text + "[Link]\nName=a0\n");
+  ASSERT_EQ(r.warnings().size(), 1u);
+  const std::string w = r.warnings()[0];
+  EXPECT_NE(w.find("not checked here: Driver=" + std::string(54, 'a') + "... Driver="),
+            std::string::npos)
+      << w;
+  EXPECT_NE(w.find(" and 2 more"), std::string::npos) << w;
+  EXPECT_EQ(w.find(std::string(55, 'a')), std::string::npos) << w;
+  EXPECT_LT(w.size(), 500u) << w;
+}
+
 }  // namespace
 }  // namespace rp
