@@ -3,7 +3,9 @@
 #include <arpa/inet.h>
 #include <net/if_arp.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 
 #include "provision/base/strings.h"
 
@@ -344,5 +346,15 @@ std::string_view configfs_value(RoceMode m) {
 
 std::string_view to_string(SoftKind k) { return k == SoftKind::kRxe ? "rxe" : "siw"; }
 std::string_view module_of(SoftKind k) { return k == SoftKind::kRxe ? "rdma_rxe" : "siw"; }
+
+bool prefix_contains(const IpPrefix& p, const IpAddress& a) {
+  if (p.address.v6 != a.v6) return false;
+  const unsigned bits = std::min<unsigned>(p.length, a.v6 ? 128 : 32);
+  const unsigned whole = bits / 8, rest = bits % 8;
+  if (std::memcmp(p.address.bytes.data(), a.bytes.data(), whole) != 0) return false;
+  if (rest == 0) return true;
+  const uint8_t mask = static_cast<uint8_t>(0xff << (8 - rest));
+  return (p.address.bytes[whole] & mask) == (a.bytes[whole] & mask);
+}
 
 }  // namespace rp

@@ -135,6 +135,9 @@ struct IpPrefix {
   static std::optional<IpPrefix> parse(std::string_view cidr);
   std::string str() const;
 };
+// `a` lies within `p` (same family, the first `p.length` bits equal): the listener's
+// --allow, the interface an NVMe/RDMA target's subnet is on.
+bool prefix_contains(const IpPrefix& p, const IpAddress& a);
 
 // An interface's IEEE 802.1Qaz DCB state as DCB netlink shows it (kernel/dcbnl.h reads
 // it; net/dcb/dcbnl.c dcbnl_ieee_fill): PFC, ETS, the APP table's DSCP entries and, where

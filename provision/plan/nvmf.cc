@@ -2,32 +2,21 @@
 // connect-all` once udev has settled, before any RDMA port is named, up or addressed, and
 // without nvme_rdma; `nvmf --boot` connects the targets over RDMA at the network-online
 // point instead (the dracut module's online hook, where verify=peer runs), one action each.
-#include <algorithm>
-
 #include "provision/plan/builder.h"
 
 namespace rp {
 
 namespace {
 
-bool contains(const IpPrefix& p, const IpAddress& a) {
-  if (p.address.v6 != a.v6) return false;
-  for (unsigned i = 0, left = p.length; i < a.size() && left > 0; ++i, left -= std::min(left, 8u)) {
-    const uint8_t mask = static_cast<uint8_t>(0xff << (8 - std::min(left, 8u)));
-    if ((p.address.bytes[i] & mask) != (a.bytes[i] & mask)) return false;
-  }
-  return true;
-}
-
 // The interface the configuration puts on the target's subnet (ip='s static form, our own
 // addresses and the node table's), with what puts it there; {} when nothing does (DHCP,
 // a route through a gateway: known only at the online point).
 std::pair<std::string, std::string> iface_towards(const PlanBuilder& b, const IpAddress& t) {
   for (const auto& s : b.cfg.boot.static_addresses)
-    if (contains(s.prefix, t)) return {s.iface, s.source.str()};
+    if (prefix_contains(s.prefix, t)) return {s.iface, s.source.str()};
   for (const auto& [ifname, list] : b.cfg.addresses)
     for (const auto& a : list)
-      if (contains(a.prefix, t)) return {ifname, a.source.str()};
+      if (prefix_contains(a.prefix, t)) return {ifname, a.source.str()};
   return {};
 }
 

@@ -17,16 +17,6 @@ constexpr int kConsumerDefined = 28;
 constexpr std::chrono::milliseconds kBusyRetryCap{10000};
 }  // namespace
 
-bool prefix_contains(const IpPrefix& p, const IpAddress& a) {
-  if (p.address.v6 != a.v6) return false;
-  const unsigned bits = std::min<unsigned>(p.length, a.v6 ? 128 : 32);
-  const unsigned whole = bits / 8, rest = bits % 8;
-  if (std::memcmp(p.address.bytes.data(), a.bytes.data(), whole) != 0) return false;
-  if (rest == 0) return true;
-  const uint8_t mask = static_cast<uint8_t>(0xff << (8 - rest));
-  return (p.address.bytes[whole] & mask) == (a.bytes[whole] & mask);
-}
-
 std::string_view to_string(Admission a) {
   switch (a) {
     case Admission::kAccept:

@@ -37,9 +37,6 @@ struct ListenLimits {
   std::chrono::milliseconds deadline = kSessionDeadline;
 };
 
-// `a` lies within `p` (same family, the first `p.length` bits equal).
-bool prefix_contains(const IpPrefix& p, const IpAddress& a);
-
 enum class Admission {
   kAccept,
   kNotOurs,     // no or garbled hello in the request's private data: a plain reject
