@@ -146,6 +146,10 @@ install() {
     # Hook names are dracut's hookdirs (dracut-init.sh); inst_hook, inst_rules, inst_script
     # and dracut_need_initqueue: dracut-init.sh; pre-pivot is sourced by init.sh (99base).
     inst_hook initqueue/finished 50 "$moddir/rdma-provision-finished.sh"
+    # BOOTIF naming an InfiniBand port: handed to dracut as its IPoIB interface, between
+    # dracut's parse-bond.sh (96) and parse-ip-opts.sh (98); cmdline hooks run under both
+    # init flavours (dracut-cmdline.sh under systemd).
+    inst_hook cmdline 97 "$moddir/rdma-provision-bootif.sh"
     # rd.rdma.verify=peer: sourced by ifup/nm-run once an interface is configured, before
     # netroot mounts the root (both init flavours run initqueue/online hooks).
     inst_hook initqueue/online 50 "$moddir/rdma-provision-online.sh"

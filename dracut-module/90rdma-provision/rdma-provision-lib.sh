@@ -155,6 +155,25 @@ rp_need_network() {
     info "rdma-provision: rd.neednet=1: $RP_NEED_NETWORK"
 }
 
+# BOOTIF naming an InfiniBand port whose IPoIB interface the configuration names: dracut
+# (net-lib.sh fix_bootif) and NetworkManager's generator match BOOTIF as a 6-byte Ethernet
+# address only, so the boot would wait for an interface that never comes. The binary
+# prints the parameters that name the IPoIB interface instead (rd.bootif=0, and
+# ip=<name>:dhcp where no ip= says otherwise: plan/bootif.cc), with the reason on stderr;
+# written where getcmdline reads them before /proc/cmdline, and into the command line the
+# later steps read.
+rp_bootif() {
+    getarg BOOTIF= > /dev/null || return 0
+    mkdir -p "$RP_RUN"
+    # shellcheck disable=SC2046
+    _rp_words=$("$RP_BIN" bootif $(rp_cmdline_opt early) 2> "$RP_RUN/bootif.log") || _rp_words=
+    [ -n "$_rp_words" ] || return 0
+    mkdir -p "$RP_CMDLINE_D"
+    echo "$_rp_words" > "$RP_CMDLINE_D/97-rdma-provision-bootif.conf"
+    info "rdma-provision: $_rp_words: $(cat "$RP_RUN/bootif.log")"
+    getcmdline > "$RP_RUN/cmdline"
+}
+
 # The modules the plan needs that need no device (Soft-RoCE, rdma_cm, IPoIB, NFS/RDMA: the
 # binary decides, `preload`), loaded in the background from the early step on, so the
 # kernel initialises them while udevd starts and coldplugs instead of during apply. The

@@ -88,6 +88,12 @@ const std::vector<Command>& command_table() {
        "the DHCP server's host entries for every row of the node table (Ethernet ports by "
        "MAC, IPoIB ports by their client identifiers; lease= or address=, host=), for ISC "
        "dhcpd, Kea or dnsmasq"},
+      {"bootif",
+       {"--root", "inputs"},
+       cmd_bootif,
+       "when BOOTIF names an InfiniBand port whose IPoIB interface the configuration names: "
+       "the parameters that give dracut that interface instead (rd.bootif=0, ip=<name>:dhcp), "
+       "on one line; the initramfs writes them to /etc/cmdline.d at dracut's cmdline step"},
       {"explain",
        {"--root", "--json", "--history"},
        cmd_explain,

@@ -54,6 +54,7 @@ int cmd_preload(const Options& o);
 int cmd_explain(const Options& o);     // explain.cc
 int cmd_capture(const Options& o);     // capture.cc
 int cmd_dhcp_hosts(const Options& o);  // dhcp_hosts.cc
+int cmd_bootif(const Options& o);      // bootif.cc
 
 // Shared by the handlers.
 // False (with a message naming the command) when --root is not a directory.

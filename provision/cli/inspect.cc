@@ -159,6 +159,9 @@ int cmd_check(const Options& o) {
   print_diagnostics(in.diag);
   print_diagnostics(plan.diag);
   print_diagnostics(never);
+  // Not a finding: what the initramfs does about a BOOTIF that names an InfiniBand port.
+  if (const auto h = bootif_handoff(in.config); h && !h->words.empty())
+    std::printf("note: %s\n", h->why.c_str());
   std::string files;
   for (const auto& f : in.files_read) files += " " + f;
   std::printf("check: %zu error%s, %zu warning%s; read:%s%s\n", errors, errors == 1 ? "" : "s",

@@ -49,6 +49,10 @@ struct BootContext {
   // the first parameter that asks for a network at all (ip=, bootdev=, rd.neednet=1, an
   // NFS or DHCP root).
   std::vector<Sourced<std::string>> ifaces;
+  // How many ip= ask for a network (not ip=off/none), and how many of those name no
+  // interface (ip=dhcp, on, any...: every interface): the BOOTIF hand-over (plan/bootif.cc
+  // bootif_handoff) adds an ip= only where dracut's parse-ip-opts.sh takes one more.
+  unsigned ip_count = 0, ip_without_iface = 0;
   // ip='s static form's address and netmask on its interface (net-lib.sh ip_to_var:
   // <client-ip>::<gw>:<netmask>:<hostname>:<interface>:<autoconf>), for what reaches an
   // NVMe over Fabrics target (plan/nvmf.cc).

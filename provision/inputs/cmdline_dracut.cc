@@ -103,6 +103,8 @@ void read_ip(const Arg& a) {
     dev = f[5];
     static_form = true;
   }
+  ++a.cfg.boot.ip_count;
+  if (dev.empty()) ++a.cfg.boot.ip_without_iface;
   if (!dev.empty()) a.cfg.boot.ifaces.push_back({dev, a.where});
   // The static form's address: an IPv4 netmask in dotted form or a prefix length
   // (ip_to_var takes either: net-lib.sh mask2cidr when it has dots).

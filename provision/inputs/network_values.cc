@@ -31,8 +31,13 @@ std::optional<BootContext::BootIf> parse_bootif(std::string_view s) {
   };
   using Form = BootContext::BootIf::Form;
   BootContext::BootIf r;
-  if ((b.size() == 7 && b[0] == 1) || b.size() == 6) {
-    r = {Form::kMac, tail(6), b.size() == 7 ? "htype 1 and a MAC" : "a MAC", {}};
+  // htype 1 (Ethernet) or 0 (undefined) before a MAC: NetworkManager's generator strips
+  // both ("01-", "00-": nmi-cmdline-reader.c, test_bootif_hwtype), dracut's fix_bootif any.
+  if ((b.size() == 7 && b[0] <= 1) || b.size() == 6) {
+    r = {Form::kMac,
+         tail(6),
+         b.size() == 7 ? "htype " + std::to_string(b[0]) + " and a MAC" : "a MAC",
+         {}};
   } else if ((b.size() == 9 && b[0] == 32) || b.size() == 8) {
     r = {Form::kGuid, tail(8), b.size() == 9 ? "htype 32 and a port GUID" : "a port GUID", {}};
   } else if ((b.size() == 21 && b[0] == 32) || b.size() == 20) {

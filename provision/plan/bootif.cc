@@ -8,6 +8,24 @@
 // is 20 bytes (ipoib_main.c ipoib_setup_common, INFINIBAND_ALEN) and its connection
 // type infiniband, so a BOOTIF that names an InfiniBand port is never matched: the boot
 // waits for its network until dracut's timeout. Said here, with the port it names.
+//
+// Where the configuration names that port's IPoIB interface (rd.rdma.name= or [names] by
+// GUID, a node-table row), the initramfs hands dracut that interface instead
+// (bootif_handoff, written by `rdma-provision bootif` at dracut's cmdline step 97 to
+// /etc/cmdline.d, which dracut-lib.sh getcmdline reads before /proc/cmdline):
+//   rd.bootif=0     parse-ip-opts.sh (cmdline 98) then leaves BOOTIF out of IFACES and
+//                   net.bootdev, and nm-initrd-generator drops it (nmi-cmdline-reader.c:
+//                   ignore_bootif), so neither waits for a 6-byte address;
+//   ip=<name>:dhcp  only where no ip= says otherwise: parse-ip-opts.sh refuses ip=dhcp
+//                   beside a second ip= ("does not make sense for multiple interface
+//                   configurations"), and ip=dhcp alone has ifup run DHCP on every
+//                   interface (ifup.sh: an ip= without an interface is for each one), so
+//                   with network-legacy it is added only where there is no ip= at all.
+//                   NetworkManager's generator takes both (its default connection stays
+//                   for Ethernet) but types a connection InfiniBand by its name only
+//                   (reader_get_connection: the "ib" prefix), so there the name must
+//                   start with "ib", or nothing is handed over.
+#include "provision/base/sort.h"
 #include "provision/base/strings.h"
 #include "provision/plan/builder.h"
 
@@ -33,13 +51,79 @@ std::string ipoib_name(const PlanBuilder& b, uint64_t guid) {
   return "";
 }
 
+bool bootif_names(const BootContext::BootIf& bi, uint64_t guid) {
+  return bi.form == BootContext::BootIf::Form::kGuid ? guid == bi.value
+                                                     : ipxe_mac_of(guid) == bi.value;
+}
+
+std::string port_text(const BootContext::BootIf& bi, uint64_t guid) {
+  return "the InfiniBand port " + HwKey::of_guid(PortGuid{guid}).str() +
+         (bi.form == BootContext::BootIf::Form::kMac
+              ? " (iPXE's Ethernet-compatible address of its GUID: bytes 0-2 and 5-7, ipoib.c "
+                "ipoib_init_addr)"
+              : "");
+}
+
 }  // namespace
+
+std::optional<BootifHandoff> bootif_handoff(const Config& cfg) {
+  const auto& bi = cfg.boot.bootif;
+  if (!bi || cfg.boot.bootif_off) return std::nullopt;
+  // The ports the configuration names, by GUID: its names, then the node table's rows.
+  std::vector<BootifHandoff> found;
+  for (const auto& [name, key] : cfg.names)
+    if (key.value.is_guid() && bootif_names(*bi, key.value.value))
+      found.push_back({key.value.value, name, key.source.str(), {}, ""});
+  for (const auto& [guid, row] : cfg.nodes_by_guid) {
+    if (!bootif_names(*bi, guid)) continue;
+    const std::string name = cfg.row_name(row);
+    if (!name.empty()) found.push_back({guid, name, row.source.str(), {}, ""});
+  }
+  if (found.empty()) return std::nullopt;
+  sort_by(found, [](const BootifHandoff& a, const BootifHandoff& b) { return a.name < b.name; });
+  BootifHandoff h = found.front();
+  const std::string what = "BOOTIF (" + bi->how + ") names " + port_text(*bi, h.guid) + ", " +
+                           h.name + " (" + h.named_by + ")";
+  for (const auto& o : found) {
+    if (o.name == h.name) continue;
+    h.why = "it names " + port_text(*bi, o.guid) + ", " + o.name + " (" + o.named_by +
+            ") too: nothing is handed to dracut";
+    return h;
+  }
+  bool named = false;
+  for (const auto& i : cfg.boot.ifaces) named = named || i.value == h.name;
+  const bool nm = cfg.boot.network_manager.has_value();
+  const bool add_ip =
+      !named && (cfg.boot.ip_count == 0 || (nm && cfg.boot.ip_count == cfg.boot.ip_without_iface));
+  if (add_ip && nm && !starts_with(h.name, "ib")) {
+    h.why = "NetworkManager's generator makes an InfiniBand connection of ip=" + h.name +
+            ":dhcp only under a name that starts with \"ib\" (nmi-cmdline-reader.c "
+            "reader_get_connection): nothing is handed to dracut";
+    return h;
+  }
+  h.words.push_back("rd.bootif=0");
+  if (add_ip) h.words.push_back("ip=" + h.name + ":dhcp");
+  h.why = what + ": the initramfs gives dracut " + join(h.words, " ") +
+          " at its cmdline step, before parse-ip-opts.sh and nm-initrd-generator read the "
+          "command line (rdma-provision bootif)" +
+          (add_ip  ? ""
+           : named ? "; the command line's ip= configures " + h.name
+                   : "; the command line's ip= stays as it is (" +
+                         std::string(cfg.boot.ip_count == cfg.boot.ip_without_iface
+                                         ? "dracut runs DHCP on every interface"
+                                         : "it names other interfaces") +
+                         ")");
+  return h;
+}
 
 void plan_bootif(PlanBuilder& b) {
   const auto& bi = b.cfg.boot.bootif;
   if (!bi || b.cfg.boot.bootif_off) return;
   using Form = BootContext::BootIf::Form;
   const std::string what = "BOOTIF (" + bi->how + ")";
+  // Handed over in the initramfs (where rd.bootif=0 then reaches us too): said, not warned.
+  const auto h = bootif_handoff(b.cfg);
+  if (h && !h->words.empty()) return b.note(h->why);
   // An Ethernet interface with that address: dracut's own match.
   if (bi->form == Form::kMac) {
     for (const auto& n : b.inv.netdevs) {
@@ -56,21 +140,18 @@ void plan_bootif(PlanBuilder& b) {
       if (p.guid && p.link_layer == LinkLayer::kInfiniBand) guids.push_back(p.guid->value);
   for (const auto& [k, row] : b.cfg.nodes_by_guid) guids.push_back(k);
   for (uint64_t g : guids) {
-    if (bi->form == Form::kGuid ? g != bi->value : ipxe_mac_of(g) != bi->value) continue;
+    if (!bootif_names(*bi, g)) continue;
     const std::string name = ipoib_name(b, g);
     const std::string shown = name.empty() ? "its IPoIB interface" : name;
     const std::string said =
-        what + " names the InfiniBand port " + HwKey::of_guid(PortGuid{g}).str() +
-        (bi->form == Form::kMac ? " (iPXE's Ethernet-compatible address of its GUID: "
-                                  "bytes 0-2 and 5-7, ipoib.c ipoib_init_addr)"
-                                : "") +
-        ", " + shown +
+        what + " names " + port_text(*bi, g) + ", " + shown +
         ": dracut matches BOOTIF as a 6-byte Ethernet address (net-lib.sh fix_bootif, "
         "net-genrules.sh), which an IPoIB interface's 20-byte address never is, and "
         "NetworkManager's generator makes an Ethernet connection of it, so the boot "
         "waits for that network until dracut's timeout; write rd.bootif=0 ip=" +
         (name.empty() ? std::string("<its name>") : name) + ":dhcp" +
-        (b.cfg.boot.network_manager && !starts_with(name, "ib")
+        (h ? "; " + h->why
+         : b.cfg.boot.network_manager && !starts_with(name, "ib")
              ? " (with NetworkManager, under a name that starts with \"ib\")"
              : "");
     // A boot that cannot get its network: under rd.rdma.required=1 apply fails it there,

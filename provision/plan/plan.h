@@ -45,6 +45,17 @@ void validate(const Config& cfg, Diagnostics& diag);
 // modprobe.d alone (modprobe applies those itself).
 std::optional<PfcMasks> wanted_pfc(const Config& cfg);
 
+// BOOTIF naming an InfiniBand port whose IPoIB interface the configuration names (#43,
+// plan/bootif.cc): what the initramfs gives dracut instead, at its cmdline step
+// (`rdma-provision bootif`). nullopt when BOOTIF names no such port.
+struct BootifHandoff {
+  uint64_t guid = 0;
+  std::string name;                // the port's IPoIB interface, as configured
+  std::string named_by;            // where that name comes from
+  std::vector<std::string> words;  // rd.bootif=0 [ip=<name>:dhcp]; empty: nothing can be
+  std::string why;                 // what and why, or why nothing, in one line
+};
+std::optional<BootifHandoff> bootif_handoff(const Config& cfg);
 // `rdma-provision verify`: the verify actions alone. `ports`: a loopback check on each port
 // the configuration involves (every present port when it involves none); `peer`: a
 // connection to that listener. Each action's reason is `reason`.

@@ -24,6 +24,14 @@ std::string summary(const std::string& text) {
   auto add = [&](const std::string& s) { sum.add(s); };
   if (c.boot.network) add("network");
   for (const auto& i : c.boot.ifaces) add("iface " + i.value);
+  if (c.boot.bootif_off) {
+    add("bootif off");
+  } else if (c.boot.bootif) {
+    const auto& b = *c.boot.bootif;
+    add(b.form == BootContext::BootIf::Form::kMac
+            ? "bootif mac " + HwKey{HwKey::By::kMac, b.value, {}, {}, 0}.str()
+            : "bootif guid " + HwKey::of_guid(PortGuid{b.value}).str());
+  }
   for (const auto& [key, p] : c.pkeys) {
     add("pkey " + p.parent + " 0x" + hex(p.full_pkey(), 4) + " as " + p.child_name() +
         (p.nm_source ? " (NM's)" : ""));
@@ -67,6 +75,22 @@ const Row kRows[] = {
      "rd.neednet=false needs the network for dracut and here, not for NetworkManager"},
     {"nmi-cmdline-reader.c: rd.neednet (bare: TRUE)", "rd.neednet", "the network is needed",
      "network"},
+    // BOOTIF (plan/bootif.cc): the generator's Ethernet connection of it, by MAC.
+    {"tests/test-cmdline-reader.c: test_bootif_no_ip", "BOOTIF=00:53:AB:cd:02:03",
+     "the default connection, wired, MAC 00:53:AB:CD:02:03", "bootif mac 00:53:ab:cd:02:03"},
+    {"tests/test-cmdline-reader.c: test_bootif_ip", "BOOTIF=00:53:AB:cd:02:03 ip=dhcp",
+     "the default connection, wired, MAC 00:53:AB:CD:02:03",
+     "network; bootif mac 00:53:ab:cd:02:03"},
+    {"tests/test-cmdline-reader.c: test_bootif_hwtype (htype 01)",
+     "ip=eth0:dhcp BOOTIF=01-00-53-AB-cd-02-03",
+     "eth0, and 'BOOTIF Connection' for MAC 00:53:AB:CD:02:03 (the '01-' stripped)",
+     "network; iface eth0; bootif mac 00:53:ab:cd:02:03"},
+    {"tests/test-cmdline-reader.c: test_bootif_hwtype (htype 00)",
+     "ip=eth0:dhcp BOOTIF=00-00-53-Ab-cD-02-03",
+     "eth0, and 'BOOTIF Connection' for MAC 00:53:AB:CD:02:03 (the '00-' stripped)",
+     "network; iface eth0; bootif mac 00:53:ab:cd:02:03"},
+    {"tests/test-cmdline-reader.c: test_bootif_off", "BOOTIF=01-00-53-AB-cd-02-03 rd.bootif=0",
+     "no connection at all", "bootif off"},
 };
 
 TEST(NetworkManagerConformance, CmdlineReader) {

@@ -78,6 +78,23 @@ expect_none() {  # expect_none NAME OUTPUT LINE...: no LINE in OUTPUT
 
 bad='rd.rdma.mlx=0000:81:00.0/eth'
 
+# BOOTIF naming an InfiniBand port (cx5-ib: ib0 on port GUID 0c42:a103:0016:b2c4; iPXE's
+# Ethernet-compatible address of it is 0c:42:a1:16:b2:c4): where the configuration names
+# the port's interface, the cmdline hook writes what names it for dracut where getcmdline
+# reads it, and the later steps' command line has it too.
+bootif_steps='getarg() { case " $TEST_CMDLINE " in *" $1"*) return 0 ;; esac; return 1; }
+    getcmdline() { echo "$(cat "$RP_CMDLINE_D"/*.conf 2>/dev/null) $TEST_CMDLINE"; }
+    RP_CMDLINE_D=$2/cmdline.d; rp_bootif; cat "$RP_CMDLINE_D"/*.conf 2>/dev/null; cat "$RP_RUN/cmdline" 2>/dev/null'
+out=$(run cx5-ib 'BOOTIF=01-0c-42-a1-16-b2-c4 rd.rdma.name=ibfab0:0c42:a103:0016:b2c4' '' "$bootif_steps")
+expect "BOOTIF naming a named IPoIB port: handed to dracut through /etc/cmdline.d" "$out" \
+    '^INFO: rdma-provision: rd.bootif=0 ip=ibfab0:dhcp: BOOTIF \(htype 1 and a MAC\) names the InfiniBand port 0c42:a103:0016:b2c4 .*, ibfab0 \(cmdline: rd.rdma.name=ibfab0:0c42:a103:0016:b2c4\): the initramfs gives dracut' \
+    '^rd.bootif=0 ip=ibfab0:dhcp$' '^rd.bootif=0 ip=ibfab0:dhcp BOOTIF=01-0c-42-a1-16-b2-c4 rd.rdma.name' '^exit 0$'
+out=$(run cx5-ib 'BOOTIF=01-0c-42-a1-16-b2-c4' '' "$bootif_steps")
+expect_none "... not when nothing names the port's interface (the plan says what to write)" "$out" \
+    'rd.bootif=0' '^INFO: '
+out=$(run cx5-ib 'ip=ibfab0:dhcp rd.rdma.name=ibfab0:0c42:a103:0016:b2c4' '' "$bootif_steps")
+expect_none "... nor without BOOTIF" "$out" 'rd.bootif=0' '^INFO: '
+
 # An NVMe over Fabrics target over RDMA: dracut's 95nvmf asks for the network for tcp
 # only; the binary says the boot needs it (RP_NEED_NETWORK) and the early step writes
 # rd.neednet=1 where dracut's getcmdline reads it, as 95nvmf does for tcp.

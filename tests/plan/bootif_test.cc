@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "provision/base/strings.h"
+#include "provision/inputs/cmdline.h"
 #include "provision/inputs/load.h"
 #include "provision/inputs/values.h"
 #include "provision/inventory/inventory.h"
@@ -101,43 +103,131 @@ TEST(BootIf, AnIpxeAddressOfAnIpoibPortIsNamedWithWhatToWrite) {
   EXPECT_TRUE(p.plan.actions.empty()) << plan_text(p.plan);
 }
 
-TEST(BootIf, AGuidFormNamesThePortByTheNameItWillHave) {
-  const std::string cmdline =
-      "BOOTIF=20-0c-42-a1-03-00-16-b2-c4 rd.rdma.name=ibfab0:0c42:a103:0016:b2c4 "
-      "rd.neednet=1 rd.rdma.required=1";
-  // On the real root the boot is over (BOOTIF is still on its command line): said, and no
-  // action that would fail the real root's apply.
+// Where nothing names the port's interface, the hand-over cannot be made (ib_ipoib names it
+// after udev's coldplug, dracut reads the command line before): under rd.rdma.required=1 in
+// the initramfs, a failing action; on the real root (BOOTIF still on its command line, the
+// boot over) said only.
+TEST(BootIf, UnnamedPortUnderRequiredFailsInTheInitramfsOnly) {
+  const std::string cmdline = "BOOTIF=20-0c-42-a1-03-00-16-b2-c4 rd.neednet=1 rd.rdma.required=1";
   for (const auto& a : plan_on("cx5-ib", cmdline).plan.actions)
     EXPECT_NE(a.kind(), ActionKind::kRequire) << a.object();
   Planned p = plan_on("cx5-ib", cmdline, "", "", true);
   ASSERT_EQ(p.warnings.size(), 1u) << plan_text(p.plan);
-  EXPECT_NE(p.warnings[0].find("names the InfiniBand port 0c42:a103:0016:b2c4, ibfab0: "),
+  EXPECT_NE(p.warnings[0].find("names the InfiniBand port 0c42:a103:0016:b2c4, ib0: "),
             std::string::npos)
       << p.warnings[0];
-  EXPECT_NE(p.warnings[0].find("write rd.bootif=0 ip=ibfab0:dhcp; cmdline: rd.rdma.required=1: "
+  EXPECT_NE(p.warnings[0].find("write rd.bootif=0 ip=ib0:dhcp; cmdline: rd.rdma.required=1: "
                                "apply fails the boot on it"),
             std::string::npos)
       << p.warnings[0];
-  // rd.rdma.required=1: an action that fails at once with that text.
   bool required = false;
   for (const auto& a : p.plan.actions)
     required = required || (a.kind() == ActionKind::kRequire && !a.never.empty());
   EXPECT_TRUE(required) << plan_text(p.plan);
 }
 
-// A port the node table names (an image built elsewhere): found by its row.
-TEST(BootIf, ARowOfTheNodeTableIsFoundWithoutItsHardware) {
-  // (This machine is not the row's: the plan says so too.)
+// Where the configuration names it (rd.rdma.name= by GUID), the initramfs hands dracut that
+// interface (cli/bootif.cc, the cmdline hook 97): a note, no warning, nothing that fails.
+TEST(BootIf, ANamedPortIsHandedToDracut) {
+  const std::string cmdline =
+      "BOOTIF=20-0c-42-a1-03-00-16-b2-c4 rd.rdma.name=ibfab0:0c42:a103:0016:b2c4 "
+      "rd.neednet=1 rd.rdma.required=1";
+  Planned p = plan_on("cx5-ib", cmdline, "", "", true);
+  EXPECT_EQ(p.warnings, Strings{}) << plan_text(p.plan);
+  for (const auto& a : p.plan.actions) EXPECT_NE(a.kind(), ActionKind::kRequire) << a.object();
+  ASSERT_EQ(p.plan.notes.size(), 1u) << plan_text(p.plan);
+  EXPECT_EQ(p.plan.notes[0],
+            "BOOTIF (htype 32 and a port GUID) names the InfiniBand port 0c42:a103:0016:b2c4, "
+            "ibfab0 (cmdline: rd.rdma.name=ibfab0:0c42:a103:0016:b2c4): the initramfs gives "
+            "dracut rd.bootif=0 ip=ibfab0:dhcp at its cmdline step, before parse-ip-opts.sh and "
+            "nm-initrd-generator read the command line (rdma-provision bootif)");
+  // What dracut then reads (those words in /etc/cmdline.d, before /proc/cmdline): BOOTIF
+  // off, the interface configured by name; nothing more to say.
+  p = plan_on("cx5-ib", "rd.bootif=0 ip=ibfab0:dhcp " + cmdline, "", "", true);
+  EXPECT_EQ(p.warnings, Strings{}) << plan_text(p.plan);
+  EXPECT_TRUE(p.plan.notes.empty()) << plan_text(p.plan);
+}
+
+// A port the node table names (an image built elsewhere for the whole cluster): found by
+// its row, without its hardware, and handed over under the row's name.
+TEST(BootIf, ARowOfTheNodeTableIsHandedOverWithoutItsHardware) {
+  // (This machine is not the row's: the plan says so.)
   Planned p = plan_on("rxe-virtio", "BOOTIF=01-ec-0d-9a-9c-81-e2",
                       "[nodes]\nec0d:9a03:009c:81e2 name=ibfab0\n");
-  ASSERT_EQ(p.warnings.size(), 2u) << plan_text(p.plan);
+  ASSERT_EQ(p.warnings.size(), 1u) << plan_text(p.plan);
   EXPECT_NE(p.warnings[0].find("the node table (1 row) has no row for this node"),
             std::string::npos);
-  EXPECT_NE(p.warnings[1].find("names the InfiniBand port ec0d:9a03:009c:81e2 (iPXE's"),
+  ASSERT_EQ(p.plan.notes.size(), 1u) << plan_text(p.plan);
+  EXPECT_NE(p.plan.notes[0].find("names the InfiniBand port ec0d:9a03:009c:81e2 (iPXE's"),
             std::string::npos)
-      << p.warnings[0];
-  EXPECT_NE(p.warnings[1].find("write rd.bootif=0 ip=ibfab0:dhcp"), std::string::npos)
-      << p.warnings[1];
+      << p.plan.notes[0];
+  EXPECT_NE(p.plan.notes[0].find("gives dracut rd.bootif=0 ip=ibfab0:dhcp at its cmdline step"),
+            std::string::npos)
+      << p.plan.notes[0];
+}
+
+// What is handed over, by what else the command line says and which stack reads it
+// (plan/bootif.cc bootif_handoff, each rule's source there).
+TEST(BootIf, WhatIsHandedOverFollowsTheCommandLine) {
+  const std::string port = " BOOTIF=01-0c-42-a1-16-b2-c4 rd.rdma.name=ibfab0:0c42:a103:0016:b2c4";
+  struct Row {
+    std::string cmdline;
+    bool nm;
+    std::string words;  // "" : nothing handed over; "-": no hand-over at all (nullopt)
+  } rows[] = {
+      {"rd.neednet=1", false, "rd.bootif=0 ip=ibfab0:dhcp"},
+      // parse-ip-opts.sh refuses ip=dhcp beside another ip=; ip=dhcp reaches every interface.
+      {"ip=dhcp", false, "rd.bootif=0"},
+      // NetworkManager's generator takes both; its default connection stays for Ethernet.
+      {"ip=dhcp", true, "rd.bootif=0 ip=ibfab0:dhcp"},
+      {"ip=ibfab0:dhcp:2044", false, "rd.bootif=0"},
+      {"ip=ibfab0:dhcp", true, "rd.bootif=0"},
+      {"ip=eth0:dhcp", false, "rd.bootif=0"},
+      {"ip=eth0:dhcp", true, "rd.bootif=0"},
+      {"ip=10.0.0.2:::255.255.255.0:h:eth0:none", true, "rd.bootif=0"},
+      {"ip=off", false, "rd.bootif=0 ip=ibfab0:dhcp"},
+      {"rd.bootif=0", false, "-"},
+      {"rd.bootif=0 rd.bootif=1", false, "rd.bootif=0 ip=ibfab0:dhcp"},
+  };
+  for (const auto& r : rows) {
+    Config c;
+    Diagnostics d;
+    parse_cmdline(r.cmdline + port, c, d);
+    if (r.nm) c.boot.network_manager = Source::at(Source::Origin::kOther, "nm");
+    const auto h = bootif_handoff(c);
+    const std::string got = !h ? "-" : join(h->words, " ");
+    EXPECT_EQ(got, r.words) << r.cmdline << (r.nm ? " (NetworkManager)" : "");
+  }
+  // NetworkManager types a connection InfiniBand by an "ib" name only: another name cannot
+  // be handed to it through ip=.
+  Config c;
+  Diagnostics d;
+  parse_cmdline("BOOTIF=01-0c-42-a1-16-b2-c4 rd.rdma.name=fabric0:0c42:a103:0016:b2c4", c, d);
+  EXPECT_EQ(bootif_handoff(c)->words, (Strings{"rd.bootif=0", "ip=fabric0:dhcp"}));
+  c.boot.network_manager = Source::at(Source::Origin::kOther, "nm");
+  auto h = bootif_handoff(c);
+  ASSERT_TRUE(h);
+  EXPECT_TRUE(h->words.empty());
+  EXPECT_NE(h->why.find("only under a name that starts with \"ib\""), std::string::npos) << h->why;
+  // An Ethernet BOOTIF, or an InfiniBand port nothing names: nothing to hand over.
+  Config e;
+  parse_cmdline("BOOTIF=01-52-54-00-77-00-01 rd.rdma.name=ibfab0:0c42:a103:0016:b2c4", e, d);
+  EXPECT_FALSE(bootif_handoff(e));
+  Config u;
+  parse_cmdline("BOOTIF=01-0c-42-a1-16-b2-c4", u, d);
+  EXPECT_FALSE(bootif_handoff(u));
+  // Two named ports with one iPXE address (their GUIDs differ in bytes 3 and 4 only): which
+  // one booted is unknown, so nothing is handed over.
+  Config two;
+  parse_cmdline(
+      "BOOTIF=01-0c-42-a1-16-b2-c4 rd.rdma.name=ibfab0:0c42:a103:0016:b2c4 "
+      "rd.rdma.name=ibfab1:0c42:a104:0016:b2c4",
+      two, d);
+  h = bootif_handoff(two);
+  ASSERT_TRUE(h);
+  EXPECT_TRUE(h->words.empty());
+  EXPECT_NE(h->why.find("too: nothing is handed to dracut"), std::string::npos) << h->why;
+  EXPECT_TRUE(d.errors.empty());
 }
 
 // What dracut matches itself, rd.bootif=0, and a BOOTIF nothing here has.
