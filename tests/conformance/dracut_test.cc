@@ -33,6 +33,14 @@ std::string summary(const std::string& text) {
   for (const auto& t : c.boot.nvmf)
     add("nvmf " + t.transport + " " + t.traddr + " " + t.host_traddr + " " + t.trsvcid);
   if (c.boot.nonvmf) add("nonvmf");
+  if (c.boot.bootif_off) {
+    add("bootif off");
+  } else if (c.boot.bootif) {
+    const auto& b = *c.boot.bootif;
+    add(b.form == BootContext::BootIf::Form::kMac
+            ? "bootif mac " + HwKey{HwKey::By::kMac, b.value, {}, {}, 0}.str()
+            : "bootif guid " + HwKey::of_guid(PortGuid{b.value}).str());
+  }
   if (c.boot.nvmf_hostnqn) add("hostnqn " + c.boot.nvmf_hostnqn->value);
   for (const auto& w : d.warnings) add("warning: " + w.str());
   for (const auto& e : d.errors) add("error: " + e.str());
@@ -93,6 +101,18 @@ const Row kBool[] = {
 // ip= (modules.d/45net-lib/net-lib.sh ip_to_var), bootdev=, ifname=
 // (45net-lib/ifname-genrules.sh), root=/netroot= (74nfs/parse-nfsroot.sh, nfs-lib.sh).
 const Row kNetwork[] = {
+    // BOOTIF: the boot device (plan/bootif.cc says what it names, and hands an InfiniBand
+    // port's interface over, cli/bootif.cc).
+    {"modules.d/45net-lib/net-lib.sh: fix_bootif (pxelinux's htype stripped, lower case)",
+     "BOOTIF=01-52-54-00-77-00-0A", "52:54:00:77:00:0a", "bootif mac 52:54:00:77:00:0a"},
+    {"modules.d/45net-lib/net-lib.sh: fix_bootif (six bytes kept)", "BOOTIF=52:54:00:77:00:02",
+     "52:54:00:77:00:02", "bootif mac 52:54:00:77:00:02"},
+    {"modules.d/35network-legacy/parse-ip-opts.sh: getargbool 1 rd.bootif",
+     "BOOTIF=01-52-54-00-77-00-02 rd.bootif=0", "BOOTIF not put in IFACES nor net.bootdev",
+     "bootif off"},
+    {"modules.d/35network-legacy/parse-ip-opts.sh: getargbool 1 rd.bootif (the last wins)",
+     "rd.bootif=0 BOOTIF=01-52-54-00-77-00-02 rd.bootif=1", "BOOTIF is the boot device",
+     "bootif mac 52:54:00:77:00:02"},
     {"modules.d/45net-lib/net-lib.sh: ip_to_var (one field)", "ip=dhcp",
      "autoconf dhcp, no interface", "network"},
     {"modules.d/45net-lib/net-lib.sh: ip_to_var (<interface>:dhcp)", "ip=ib0:dhcp",
