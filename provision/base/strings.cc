@@ -160,6 +160,15 @@ std::string count_of(size_t n, std::string_view noun) {
   return std::to_string(n) + " " + std::string(noun) + (n == 1 ? "" : "s");
 }
 
+std::string cat(std::initializer_list<std::string_view> parts) {
+  size_t n = 0;
+  for (auto p : parts) n += p.size();
+  std::string out;
+  out.reserve(n);
+  for (auto p : parts) out += p;
+  return out;
+}
+
 std::string join(const std::vector<std::string>& v, std::string_view sep) {
   std::string out;
   for (const auto& s : v) {

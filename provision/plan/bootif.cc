@@ -57,11 +57,11 @@ bool bootif_names(const BootContext::BootIf& bi, uint64_t guid) {
 }
 
 std::string port_text(const BootContext::BootIf& bi, uint64_t guid) {
-  return "the InfiniBand port " + HwKey::of_guid(PortGuid{guid}).str() +
-         (bi.form == BootContext::BootIf::Form::kMac
-              ? " (iPXE's Ethernet-compatible address of its GUID: bytes 0-2 and 5-7, ipoib.c "
-                "ipoib_init_addr)"
-              : "");
+  return cat({"the InfiniBand port ", HwKey::of_guid(PortGuid{guid}).str(),
+              bi.form == BootContext::BootIf::Form::kMac
+                  ? " (iPXE's Ethernet-compatible address of its GUID: bytes 0-2 and 5-7, "
+                    "ipoib.c ipoib_init_addr)"
+                  : ""});
 }
 
 }  // namespace
@@ -82,12 +82,12 @@ std::optional<BootifHandoff> bootif_handoff(const Config& cfg) {
   if (found.empty()) return std::nullopt;
   sort_by(found, [](const BootifHandoff& a, const BootifHandoff& b) { return a.name < b.name; });
   BootifHandoff h = found.front();
-  const std::string what = "BOOTIF (" + bi->how + ") names " + port_text(*bi, h.guid) + ", " +
-                           h.name + " (" + h.named_by + ")";
+  const std::string what = cat({"BOOTIF (", bi->how, ") names ", port_text(*bi, h.guid), ", ",
+                                h.name, " (", h.named_by, ")"});
   for (const auto& o : found) {
     if (o.name == h.name) continue;
-    h.why = "it names " + port_text(*bi, o.guid) + ", " + o.name + " (" + o.named_by +
-            ") too: nothing is handed to dracut";
+    h.why = cat({"it names ", port_text(*bi, o.guid), ", ", o.name, " (", o.named_by,
+                 ") too: nothing is handed to dracut"});
     return h;
   }
   bool named = false;
@@ -96,23 +96,24 @@ std::optional<BootifHandoff> bootif_handoff(const Config& cfg) {
   const bool add_ip =
       !named && (cfg.boot.ip_count == 0 || (nm && cfg.boot.ip_count == cfg.boot.ip_without_iface));
   if (add_ip && nm && !starts_with(h.name, "ib")) {
-    h.why = "NetworkManager's generator makes an InfiniBand connection of ip=" + h.name +
-            ":dhcp only under a name that starts with \"ib\" (nmi-cmdline-reader.c "
-            "reader_get_connection): nothing is handed to dracut";
+    h.why = cat({"NetworkManager's generator makes an InfiniBand connection of ip=", h.name,
+                 ":dhcp only under a name that starts with \"ib\" (nmi-cmdline-reader.c "
+                 "reader_get_connection): nothing is handed to dracut"});
     return h;
   }
   h.words.push_back("rd.bootif=0");
-  if (add_ip) h.words.push_back("ip=" + h.name + ":dhcp");
-  h.why = what + ": the initramfs gives dracut " + join(h.words, " ") +
-          " at its cmdline step, before parse-ip-opts.sh and nm-initrd-generator read the "
-          "command line (rdma-provision bootif)" +
-          (add_ip  ? ""
-           : named ? "; the command line's ip= configures " + h.name
-                   : "; the command line's ip= stays as it is (" +
-                         std::string(cfg.boot.ip_count == cfg.boot.ip_without_iface
-                                         ? "dracut runs DHCP on every interface"
-                                         : "it names other interfaces") +
-                         ")");
+  if (add_ip) h.words.push_back(cat({"ip=", h.name, ":dhcp"}));
+  const bool every = cfg.boot.ip_count == cfg.boot.ip_without_iface;
+  h.why = cat({what, ": the initramfs gives dracut ", join(h.words, " "),
+               " at its cmdline step, before parse-ip-opts.sh and nm-initrd-generator read the "
+               "command line (rdma-provision bootif)",
+               add_ip  ? ""
+               : named ? "; the command line's ip= configures "
+                       : "; the command line's ip= stays as it is (",
+               add_ip  ? std::string_view()
+               : named ? std::string_view(h.name)
+               : every ? "dracut runs DHCP on every interface)"
+                       : "it names other interfaces)"});
   return h;
 }
 
@@ -120,7 +121,7 @@ void plan_bootif(PlanBuilder& b) {
   const auto& bi = b.cfg.boot.bootif;
   if (!bi || b.cfg.boot.bootif_off) return;
   using Form = BootContext::BootIf::Form;
-  const std::string what = "BOOTIF (" + bi->how + ")";
+  const std::string what = cat({"BOOTIF (", bi->how, ")"});
   // Handed over in the initramfs (where rd.bootif=0 then reaches us too): said, not warned.
   const auto h = bootif_handoff(b.cfg);
   if (h && !h->words.empty()) return b.note(h->why);
@@ -144,21 +145,23 @@ void plan_bootif(PlanBuilder& b) {
     const std::string name = ipoib_name(b, g);
     const std::string shown = name.empty() ? "its IPoIB interface" : name;
     const std::string said =
-        what + " names " + port_text(*bi, g) + ", " + shown +
-        ": dracut matches BOOTIF as a 6-byte Ethernet address (net-lib.sh fix_bootif, "
-        "net-genrules.sh), which an IPoIB interface's 20-byte address never is, and "
-        "NetworkManager's generator makes an Ethernet connection of it, so the boot "
-        "waits for that network until dracut's timeout; write rd.bootif=0 ip=" +
-        (name.empty() ? std::string("<its name>") : name) + ":dhcp" +
-        (h ? "; " + h->why
-         : b.cfg.boot.network_manager && !starts_with(name, "ib")
-             ? " (with NetworkManager, under a name that starts with \"ib\")"
-             : "");
+        cat({what, " names ", port_text(*bi, g), ", ", shown,
+             ": dracut matches BOOTIF as a 6-byte Ethernet address (net-lib.sh fix_bootif, "
+             "net-genrules.sh), which an IPoIB interface's 20-byte address never is, and "
+             "NetworkManager's generator makes an Ethernet connection of it, so the boot "
+             "waits for that network until dracut's timeout; write rd.bootif=0 ip=",
+             name.empty() ? std::string_view("<its name>") : std::string_view(name), ":dhcp",
+             h ? "; "
+             : b.cfg.boot.network_manager && !starts_with(name, "ib")
+                 ? " (with NetworkManager, under a name that starts with \"ib\")"
+                 : "",
+             h ? std::string_view(h->why) : std::string_view()});
     // A boot that cannot get its network: under rd.rdma.required=1 apply fails it there,
     // not dracut's initqueue at its timeout. On the real root BOOTIF is still on the
     // command line, and the boot is over: said, never failed again.
     if (!b.cfg.required.value || !b.inv.initramfs) return b.warn(bi->source, said);
-    b.warn(bi->source, said + "; " + b.cfg.required.source.str() + ": apply fails the boot on it");
+    b.warn(bi->source,
+           cat({said, "; ", b.cfg.required.source.str(), ": apply fails the boot on it"}));
     Action a{Require{what, "Ethernet interface", shown}, "IPoIB", bi->source.str()};
     a.never = said;
     b.add(std::move(a));
@@ -171,9 +174,9 @@ void plan_bootif(PlanBuilder& b) {
                                  ? HwKey{HwKey::By::kMac, bi->value, {}, {}, 0}.str()
                                  : HwKey::of_guid(PortGuid{bi->value}).str();
   if (!b.inv.initramfs) {  // the real root, or check elsewhere: said, never waited for
-    b.warn(bi->source, what + ": no " +
-                           (bi->form == Form::kMac ? "interface with address " : "port GUID ") +
-                           wanted + " is present" + present_hint(wanted, present));
+    b.warn(bi->source,
+           cat({what, ": no ", bi->form == Form::kMac ? "interface with address " : "port GUID ",
+                wanted, " is present", present_hint(wanted, present)}));
     return;
   }
   b.absent(bi->source, what, bi->form == Form::kMac ? "interface with address" : "port GUID",
