@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "provision/base/drivers.h"
+#include "provision/base/sort.h"
 
 namespace rp {
 
@@ -18,6 +19,25 @@ const NetDev* Inventory::find_netdev(const std::string& name) const {
   for (const auto& n : netdevs)
     if (n.name == name) return &n;
   return nullptr;
+}
+
+std::optional<Inventory::RoceLag> Inventory::roce_lag(const RdmaDevice& d) const {
+  if (d.driver != "mlx5_core" || !d.pci) return std::nullopt;
+  for (const auto& p : d.ports) {
+    const NetDev* bond = p.link_layer == LinkLayer::kEthernet ? find_netdev(p.netdev) : nullptr;
+    if (!bond || bond->bond_slaves.size() < 2) continue;
+    RoceLag lag{bond, {}};
+    for (const auto& s : bond->bond_slaves) {
+      const NetDev* n = find_netdev(s);
+      if (!n || !n->pci || n->pci->domain != d.pci->domain || n->pci->bus != d.pci->bus ||
+          n->pci->device != d.pci->device)
+        return std::nullopt;
+      lag.slaves.push_back(n);
+    }
+    sort_by(lag.slaves, [](const NetDev* a, const NetDev* b) { return *a->pci < *b->pci; });
+    return lag;
+  }
+  return std::nullopt;
 }
 
 bool Inventory::module_loaded(const std::string& name) const {

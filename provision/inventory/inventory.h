@@ -117,6 +117,12 @@ struct NetDev {
   std::optional<unsigned> pkey;
   std::string parent;  // P_Key child: the parent interface
   unsigned dev_port = 0;
+  // Bonding (drivers/net/bonding): the bond a slave is enslaved to (its `master` link,
+  // core/dev.c netdev_upper_dev_link -> netdev_adjacent_sysfs_add), and a bond's slaves,
+  // mode ("active-backup", bond_sysfs.c bonding_show_mode's first word) and active slave.
+  std::string master;
+  std::vector<std::string> bond_slaves;
+  std::string bond_mode, bond_active_slave;
   // IPv6 is off for it: its disable_ipv6 reads 1 (net/ipv6/addrconf.c), or the kernel
   // has no IPv6 at all (ipv6.disable=1: af_inet6.c inet6_init stops before
   // ipv6_sysctl_register, so /proc/sys/net/ipv6 is absent). A RoCE v2 GID that is not
@@ -181,6 +187,19 @@ struct Inventory {
 
   const RdmaDevice* find_rdma(const std::string& name) const;
   const NetDev* find_netdev(const std::string& name) const;
+  // The RoCE LAG `d` is, if it is one. Once both PFs' interfaces of a ConnectX-4 Lx or
+  // later are the only slaves of one bond in active-backup, balance-xor or 802.3ad mode,
+  // mlx5 unregisters the PFs' RDMA devices and registers one on the first PF (lag/lag.c
+  // mlx5_handle_changeupper_event, mlx5_do_bond: mlx5_lag_remove_devices, then the IB
+  // device of PF0 alone), named "mlx5_bond_%d" (mlx5_ib main.c). Its port's interface is
+  // the bond (a bond slave's default GIDs go to its master: roce_gid_mgmt.c
+  // is_ndev_for_default_gid_filter), whose slaves are interfaces of PCI functions in the
+  // device's own slot.
+  struct RoceLag {
+    const NetDev* bond = nullptr;
+    std::vector<const NetDev*> slaves;  // the PFs' interfaces, by PCI function
+  };
+  std::optional<RoceLag> roce_lag(const RdmaDevice& d) const;
   // Loaded, built in, or shown present by the devices it drives (shown_present).
   bool module_loaded(const std::string& name) const;
 };

@@ -73,6 +73,17 @@ void enrich_netdevs(const Root& root, Inventory& inv) {
     std::optional<unsigned> dev_port;
     if (n.pci) dev_port = read_uint(dir, "dev_port");
     n.dev_port = dev_port.value_or(0);
+    n.master = dir.link_basename("master").value_or("");
+    // A bond's bonding/ directory (bond_sysfs.c): "slaves" lists them space-separated,
+    // "mode" reads "<name> <number>" ("802.3ad 4"), "active_slave" the active one or "".
+    if (const auto mode = dir.read("bonding/mode")) {
+      const std::string slaves = dir.read_or("bonding/slaves", "");
+      for (auto w : split(trim(slaves), ' '))
+        if (!w.empty()) n.bond_slaves.emplace_back(w);
+      const std::string m(trim(*mode));
+      n.bond_mode = m.substr(0, m.find(' '));
+      n.bond_active_slave = std::string(trim(dir.read_or("bonding/active_slave", "")));
+    }
     if (n.type == kArphrdInfiniband) {
       // IPoIB sets dev_port only since Linux 4.20 (ipoib_main.c ipoib_add_port, "IB/ipoib:
       // Use dev_port to expose network interface port numbers"); before, the port was in

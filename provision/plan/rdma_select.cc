@@ -75,7 +75,47 @@ const RdmaDevice* renamed_from(const Inventory& inv, const std::string& name, st
   return found;
 }
 
+// The RoCE LAG device that took over the RDMA device of PCI function `pci` or of the
+// interface `ifname` (Inventory::roce_lag: one of its bond's slaves), with `*how` said.
+const RdmaDevice* lag_of(const Inventory& inv, const std::optional<PciAddress>& pci,
+                         const std::string& ifname, std::string* how) {
+  for (const auto& d : inv.rdma) {
+    const auto lag = inv.roce_lag(d);
+    if (!lag) continue;
+    for (const NetDev* s : lag->slaves) {
+      if (!(pci && *s->pci == *pci) && s->name != ifname) continue;
+      if (how)
+        *how = cat({"means ", d.name, ", the RoCE LAG of ", lag->bond->name, " (",
+                    roce_lag_text(*lag), "), which ", s->name, " on ", s->pci->str(),
+                    " is a slave of: mlx5 unregistered the PFs' own RDMA devices when it formed "
+                    "(lag/lag.c mlx5_do_bond)"});
+      return &d;
+    }
+  }
+  return nullptr;
+}
+
 }  // namespace
+
+std::string roce_lag_text(const Inventory::RoceLag& lag) {
+  std::string out = cat({lag.bond->bond_mode, lag.bond->bond_mode.empty() ? "" : ": "});
+  for (const NetDev* s : lag.slaves)
+    out += cat({s == lag.slaves.front() ? "" : ", ", s->pci->str(), " ", s->name});
+  return out;
+}
+
+std::string roce_lag_hint(const Inventory& inv) {
+  std::string out;
+  for (const auto& d : inv.rdma)
+    if (const auto lag = inv.roce_lag(d))
+      out += cat({out.empty() ? "" : "; ", d.name, " is the RoCE LAG of ", lag->bond->name, " (",
+                  roce_lag_text(*lag), ")"});
+  if (out.empty()) return "";
+  return out +
+         ": mlx5 unregistered its PFs' RDMA devices when it formed (lag/lag.c mlx5_do_bond), so "
+         "a kernel name of theirs is gone; select by pci-<PF> or netdev-<slave>, which follow "
+         "it";
+}
 
 std::vector<std::string> rdma_core_names(const RdmaDevice& d) {
   std::vector<std::string> out;
@@ -100,7 +140,10 @@ std::vector<SelectedDevice> select_rdma(const PlanBuilder& b, const RdmaSelector
       break;
     case RdmaSelector::By::kPci:
       for (const auto& d : b.inv.rdma)
-        if (d.pci && *d.pci == sel.pci && !is_soft(d)) out.push_back({&d, 0});
+        if (d.pci && *d.pci == sel.pci && !is_soft(d) && !b.inv.roce_lag(d)) out.push_back({&d, 0});
+      // Either PF of a RoCE LAG: its one device (on the first PF).
+      if (out.empty())
+        if (const RdmaDevice* d = lag_of(b.inv, sel.pci, "", how)) out.push_back({d, 0});
       break;
     case RdmaSelector::By::kNodeGuid:
       for (const auto& d : b.inv.rdma)
@@ -112,6 +155,9 @@ std::vector<SelectedDevice> select_rdma(const PlanBuilder& b, const RdmaSelector
         if (const RdmaDevice* d = b.inv.find_rdma(f->netdev->rdma_device)) {
           out.push_back({d, f->netdev->rdma_port});
         }
+      } else if (f && f->netdev) {  // a slave of a RoCE LAG: the LAG device's port
+        if (const RdmaDevice* d = lag_of(b.inv, std::nullopt, f->netdev->name, how))
+          out.push_back({d, 1});
       }
       break;
     }
@@ -142,9 +188,12 @@ std::string renamed_devices_hint(const Inventory& inv) {
   return out;
 }
 
-std::string renamed_devices_warning(const Inventory& inv, const std::string& what) {
+std::string absent_name_warning(const Inventory& inv, const std::string& what) {
   const std::string renamed = renamed_devices_hint(inv);
-  if (renamed.empty()) return "";
+  if (renamed.empty()) {
+    const std::string lag = roce_lag_hint(inv);
+    return lag.empty() ? "" : cat({what, ": no such device; ", lag});
+  }
   return what +
          ": no such device; rdma-core's persistent naming (60-rdma-persistent-naming.rules) has "
          "renamed the RDMA devices here: " +

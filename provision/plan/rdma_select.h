@@ -24,7 +24,8 @@ struct SelectedDevice {
 // by_onboard, by_pci, by_guid: "rocep175s0f0" for mlx5_0 at 0000:af:00.0 before
 // 60-rdma-persistent-naming.rules has run, "roceo1", a VF's "rocep3s0f0v1"; the names
 // the inventory computed, RdmaDevice::persistent_names) means that device, and `*how`
-// says so.
+// says so. Either PF of a RoCE LAG, by PCI function or by interface, means the LAG device
+// (Inventory::roce_lag), and `*how` says so.
 std::vector<SelectedDevice> select_rdma(const PlanBuilder& b, const RdmaSelector& sel,
                                         std::string* how);
 
@@ -57,8 +58,14 @@ std::vector<std::string> rdma_core_names(const RdmaDevice& d);
 // For a device name that matches nothing: which present devices rdma-core's persistent
 // naming has renamed ("rocep175s0f0 (pci-0000:af:00.0)"), or "" when none looks renamed.
 std::string renamed_devices_hint(const Inventory& inv);
+// A RoCE LAG's mode and PFs: "802.3ad: 0000:9a:00.0 ens3f0np0, 0000:9a:00.1 ens3f1np1".
+std::string roce_lag_text(const Inventory::RoceLag& lag);
+// For a device name that matches nothing: the RoCE LAG devices present, what they took
+// over and how to select them instead; "" when none.
+std::string roce_lag_hint(const Inventory& inv);
 // The warning for `what` ("RoCE defaults for mlx5_0/1") naming an absent device when
-// rdma-core has renamed the devices here; "" when none looks renamed.
-std::string renamed_devices_warning(const Inventory& inv, const std::string& what);
+// rdma-core has renamed the devices here, or a RoCE LAG has taken over devices here (a
+// kernel name of its PFs' is gone); "" when neither.
+std::string absent_name_warning(const Inventory& inv, const std::string& what);
 
 }  // namespace rp

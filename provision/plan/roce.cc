@@ -75,7 +75,7 @@ void no_such_port(PlanBuilder& b, const RdmaSelector& sel, unsigned port, const 
   const std::string what =
       "RoCE defaults for " + sel.str() + (port ? "/" + std::to_string(port) : "");
   const std::string warning =
-      sel.by == RdmaSelector::By::kName ? renamed_devices_warning(b.inv, what) : std::string();
+      sel.by == RdmaSelector::By::kName ? absent_name_warning(b.inv, what) : std::string();
   if (!warning.empty()) {
     b.diag().warn(source, warning);
     return;

@@ -213,7 +213,7 @@ void plan_waits(PlanBuilder& b) {
           }
         }
         if (w.device.by == RdmaSelector::By::kName) {
-          const std::string warning = renamed_devices_warning(b.inv, "wait for " + w.str());
+          const std::string warning = absent_name_warning(b.inv, "wait for " + w.str());
           if (!warning.empty() && !b.device_producer(w.device.name) && !b.driver_load()) {
             b.diag().warn(source, warning);
             break;

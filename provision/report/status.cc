@@ -16,7 +16,7 @@ std::string or_dash(const std::string& s) { return s.empty() ? "-" : s; }
 // "unknown (<path>: <why>)": never a value it did not read (Inventory::unreadable).
 std::string shown(const Inventory& inv, const std::string& path, const std::string& value) {
   if (auto it = inv.unreadable.find(path); it != inv.unreadable.end())
-    return "unknown (" + path + ": " + it->second + ")";
+    return cat({"unknown (", path, ": ", it->second, ")"});
   return or_dash(value);
 }
 
@@ -24,24 +24,25 @@ std::string shown(const Inventory& inv, const std::string& path, const std::stri
 // where the device's configfs directory exists, which reading must not create.
 std::string roce_line(const std::string& dev, const RdmaPort& p) {
   if (p.cm_roce_mode.empty() && !p.cm_roce_tos) {
-    return "      RoCE defaults: the kernel's (no /sys/kernel/config/rdma_cm/" + dev + ")\n";
+    return cat({"      RoCE defaults: the kernel's (no /sys/kernel/config/rdma_cm/", dev, ")\n"});
   }
-  return "      RoCE defaults: mode " + or_dash(p.cm_roce_mode) + ", ToS " +
-         (p.cm_roce_tos ? std::to_string(*p.cm_roce_tos) : "-") + "\n";
+  return cat({"      RoCE defaults: mode ", or_dash(p.cm_roce_mode), ", ToS ",
+              p.cm_roce_tos ? std::to_string(*p.cm_roce_tos) : "-", "\n"});
 }
 
 // A RoCE port's interface's DCB (read over DCB netlink on the running system): trust, the
 // lossless priorities, and the priority the port's RoCE v2 traffic goes at
 // (DcbState::roce_priority), which PFC should make lossless.
 std::string dcb_line(const NetDev& n, const RdmaPort& p) {
-  if (n.dcb_errno == EOPNOTSUPP) return "      DCB: none (" + n.name + "'s driver has no DCB)\n";
+  if (n.dcb_errno == EOPNOTSUPP)
+    return cat({"      DCB: none (", n.name, "'s driver has no DCB)\n"});
   if (!n.dcb) return "";
   const DcbState& s = *n.dcb;
   const unsigned tos = p.cm_roce_tos.value_or(0);
   const auto prio = s.roce_priority(tos);
-  std::string o = "      DCB: trust " + std::string(to_string(s.effective_trust())) + ", PFC on " +
-                  s.pfc_text() + "; RoCE ToS " + std::to_string(tos) + " -> priority " +
-                  (prio ? std::to_string(*prio) : std::string("unknown (the device's DSCP table)"));
+  std::string o = cat({"      DCB: trust ", to_string(s.effective_trust()), ", PFC on ",
+                       s.pfc_text(), "; RoCE ToS ", std::to_string(tos), " -> priority ",
+                       prio ? std::to_string(*prio) : "unknown (the device's DSCP table)"});
   if (prio && s.pfc_en) o += *s.pfc_en & (1u << *prio) ? " (lossless)" : " (not lossless)";
   return o + "\n";
 }
@@ -56,7 +57,7 @@ std::string port_state_word(const Inventory& inv, const std::string& dir, const 
   std::string phys =
       colon == std::string::npos ? p.phys_state : std::string(trim(p.phys_state.substr(colon + 1)));
   if (inv.unreadable.count(dir + "/phys_state")) phys = shown(inv, dir + "/phys_state", "");
-  return std::string(to_string(p.state)) + (phys.empty() ? "" : "/" + phys);
+  return cat({to_string(p.state), phys.empty() ? "" : "/", phys});
 }
 
 // A link's health under its device or port line: "degraded: <difference>; ..." or what
@@ -74,9 +75,9 @@ void print_health(Printer& o, const LinkHealthMap& health, const std::string& de
   for (const auto& d : h.differences) o.item(d);
   o.close_array().close_object();
   if (h.differences.empty()) {
-    o.text(std::string(indent) + "as expected: " + h.expected + "\n");
+    o.text(cat({indent, "as expected: ", h.expected, "\n"}));
   } else {
-    o.text(std::string(indent) + "degraded: " + join(h.differences, "; ") + "\n");
+    o.text(cat({indent, "degraded: ", join(h.differences, "; "), "\n"}));
   }
 }
 
@@ -91,8 +92,8 @@ void print_fixed_name(Printer& o, const FixedNameMap& names, const std::string& 
   const FixedName& f = it->second;
   o.open_object("fixed_name").json("wanted", f.wanted).json("held", f.held);
   o.json("source", f.source).close_object();
-  o.text(std::string("    ") + (f.held ? "fixed name" : "to be renamed " + f.wanted) + "  [" +
-         f.source + "]\n");
+  o.text(cat({"    ", f.held ? "fixed name" : "to be renamed ", f.held ? "" : f.wanted, "  [",
+              f.source, "]\n"}));
 }
 
 // The walk both forms come from (base/print.h): text like ibstat + ibdev2netdev, JSON
@@ -105,36 +106,50 @@ void print_status(Printer& o, const Inventory& inv, const StatusNotes& notes) {
   o.open_array("rdma_devices");
   for (const auto& d : inv.rdma) {
     const std::string dev = "/sys/class/infiniband/" + d.name;
-    o.open_object().any("name", d.name, "  " + d.name);
-    o.any("driver", d.driver, "  driver " + or_dash(d.driver));
+    o.open_object().any("name", d.name, cat({"  ", d.name}));
+    o.any("driver", d.driver, cat({"  driver ", or_dash(d.driver)}));
     o.json("pci", d.pci ? std::optional(d.pci->str()) : std::nullopt);
-    if (d.pci) o.text("  pci " + d.pci->str());
+    if (d.pci) o.text(cat({"  pci ", d.pci->str()}));
     o.json("parent_netdev", d.parent_netdev).json("node_type", d.node_type);
-    if (!d.parent_netdev.empty()) o.text("  on " + d.parent_netdev);
-    o.any("fw_ver", d.fw_ver, "  fw " + shown(inv, dev + "/fw_ver", d.fw_ver));
-    o.any("board_id", d.board_id, "  board " + shown(inv, dev + "/board_id", d.board_id));
+    if (!d.parent_netdev.empty()) o.text(cat({"  on ", d.parent_netdev}));
+    o.any("fw_ver", d.fw_ver, cat({"  fw ", shown(inv, cat({dev, "/fw_ver"}), d.fw_ver)}));
+    o.any("board_id", d.board_id,
+          cat({"  board ", shown(inv, cat({dev, "/board_id"}), d.board_id)}));
     o.any("node_guid", d.node_guid ? std::optional(d.node_guid->str()) : std::nullopt,
-          "  node_guid " + shown(inv, dev + "/node_guid", opt_guid(d.node_guid)) + "\n");
+          cat({"  node_guid ", shown(inv, cat({dev, "/node_guid"}), opt_guid(d.node_guid)), "\n"}));
     o.json("hca_type", d.hca_type).json("seen_by_verbs", d.seen_by_verbs);
     // The PCI function's link (pci-sysfs.c), where it has one.
     o.json("pcie_speed", d.pcie_speed).json("pcie_width", d.pcie_width);
     o.json("pcie_max_speed", d.pcie_max_speed).json("pcie_max_width", d.pcie_max_width);
     if (!d.pcie_speed.empty() || !d.pcie_width.empty()) {
-      o.text("    PCIe " + or_dash(d.pcie_speed) + " x" + or_dash(d.pcie_width) + " (of " +
-             or_dash(d.pcie_max_speed) + " x" + or_dash(d.pcie_max_width) + ")\n");
+      o.text(cat({"    PCIe ", or_dash(d.pcie_speed), " x", or_dash(d.pcie_width), " (of ",
+                  or_dash(d.pcie_max_speed), " x", or_dash(d.pcie_max_width), ")\n"}));
+    }
+    // A RoCE LAG (Inventory::roce_lag): the bond and the PFs it took over.
+    if (const auto lag = inv.roce_lag(d)) {
+      o.open_object("roce_lag").json("bond", lag->bond->name).json("mode", lag->bond->bond_mode);
+      o.text(cat({"    RoCE LAG of ", lag->bond->name, " (", or_dash(lag->bond->bond_mode), "):"}));
+      o.open_array("slaves");
+      for (const NetDev* s : lag->slaves) {
+        o.open_object().json("pci", s->pci->str()).json("netdev", s->name).close_object();
+        o.text(std::string(s == lag->slaves.front() ? " " : ", ") + "PF " + s->pci->str() + " " +
+               s->name + (s->name == lag->bond->bond_active_slave ? " (active)" : ""));
+      }
+      o.close_array().close_object().text("\n");
     }
     print_fixed_name(o, notes.names, d.name);
     print_health(o, health, d.name, 0, "    ");
     o.open_array("ports");
     for (const auto& p : d.ports) {
-      const std::string dir = dev + "/ports/" + std::to_string(p.num);
-      o.open_object().any("port", p.num, "    port " + std::to_string(p.num));
-      o.any("state", to_string(p.state), "  " + port_state_word(inv, dir, p));
+      const std::string num = std::to_string(p.num);
+      const std::string dir = cat({dev, "/ports/", num});
+      o.open_object().any("port", p.num, cat({"    port ", num}));
+      o.any("state", to_string(p.state), cat({"  ", port_state_word(inv, dir, p)}));
       o.json("phys_state", p.phys_state);
-      o.any("link_layer", to_string(p.link_layer), "  " + std::string(to_string(p.link_layer)));
-      o.any("rate", p.rate, "  " + shown(inv, dir + "/rate", p.rate));
+      o.any("link_layer", to_string(p.link_layer), cat({"  ", to_string(p.link_layer)}));
+      o.any("rate", p.rate, cat({"  ", shown(inv, cat({dir, "/rate"}), p.rate)}));
       o.any("guid", p.guid ? std::optional(p.guid->str()) : std::nullopt,
-            "  guid " + shown(inv, dir + "/gids/0", opt_guid(p.guid)));
+            cat({"  guid ", shown(inv, cat({dir, "/gids/0"}), opt_guid(p.guid))}));
       // Unreadable or absent is said so with its path, never shown as 0.
       auto lid = [&](const char* name, const std::optional<unsigned>& v) {
         const std::string path = dir + "/" + name;
@@ -149,9 +164,9 @@ void print_status(Printer& o, const Inventory& inv, const StatusNotes& notes) {
       lid("sm_lid", p.sm_lid);
       o.json("active_mtu", p.active_mtu).json("max_mtu", p.max_mtu);
       if (p.active_mtu) {
-        o.text("  mtu " + std::to_string(p.active_mtu) + "/" + std::to_string(p.max_mtu));
+        o.text(cat({"  mtu ", std::to_string(p.active_mtu), "/", std::to_string(p.max_mtu)}));
       }
-      o.any("netdev", p.netdev, "  ==> " + or_dash(p.netdev) + "\n");
+      o.any("netdev", p.netdev, cat({"  ==> ", or_dash(p.netdev), "\n"}));
       const bool roce = p.link_layer == LinkLayer::kEthernet && !d.iwarp();
       o.json("roce_mode", p.cm_roce_mode.empty() ? std::nullopt : std::optional(p.cm_roce_mode));
       o.json("roce_tos", p.cm_roce_tos);
@@ -195,18 +210,22 @@ void print_status(Printer& o, const Inventory& inv, const StatusNotes& notes) {
   }
   o.close_array();
   o.any("netdev_source", inv.netdev_source,
-        "network links (" + inv.netdev_source + ", " + std::to_string(inv.netdevs.size()) + "):\n");
+        cat({"network links (", inv.netdev_source, ", ", std::to_string(inv.netdevs.size()),
+             "):\n"}));
   o.open_array("netdevs");
   for (const auto& n : inv.netdevs) {
-    const std::string dir = "/sys/class/net/" + n.name;
-    o.open_object().any("name", n.name, "  " + n.name).json("ifindex", n.ifindex);
-    o.any("type", n.type, "  " + arphrd_name(n.type)).json("type_name", arphrd_name(n.type));
-    o.any("address", n.address.str(), "  " + shown(inv, dir + "/address", n.address.str()));
-    o.any("mtu", n.mtu, "  mtu " + shown(inv, dir + "/mtu", n.mtu ? std::to_string(*n.mtu) : ""));
+    const std::string dir = cat({"/sys/class/net/", n.name});
+    o.open_object().any("name", n.name, cat({"  ", n.name})).json("ifindex", n.ifindex);
+    o.any("type", n.type, cat({"  ", arphrd_name(n.type)})).json("type_name", arphrd_name(n.type));
+    o.any("address", n.address.str(),
+          cat({"  ", shown(inv, cat({dir, "/address"}), n.address.str())}));
+    o.any("mtu", n.mtu,
+          cat({"  mtu ", shown(inv, cat({dir, "/mtu"}), n.mtu ? std::to_string(*n.mtu) : "")}));
     o.any("admin_up", n.admin_up, n.admin_up ? "  up/" : "  down/");
     o.any("operstate", n.operstate, shown(inv, dir + "/operstate", n.operstate));
     o.any("carrier", n.carrier, n.carrier ? "  carrier" : "");
-    o.any("driver", n.driver, n.driver.empty() ? "" : "  driver " + n.driver);
+    o.any("driver", n.driver, cat({n.driver.empty() ? "" : "  driver ", n.driver}));
+    o.any("master", n.master, cat({n.master.empty() ? "" : "  slave of ", n.master}));
     if (n.type == kArphrdInfiniband) {
       o.json("ipoib_mode", n.ipoib_mode ? to_string(*n.ipoib_mode) : "");
       o.json("pkey", n.pkey ? std::optional("0x" + hex(*n.pkey, 4)) : std::nullopt);
@@ -219,7 +238,7 @@ void print_status(Printer& o, const Inventory& inv, const StatusNotes& notes) {
     if (!n.parent.empty()) o.text("  parent " + n.parent);
     o.json("rdma_device", n.rdma_device).json("rdma_port", n.rdma_port);
     if (!n.rdma_device.empty())
-      o.text("  <== " + n.rdma_device + "/" + std::to_string(n.rdma_port));
+      o.text(cat({"  <== ", n.rdma_device, "/", std::to_string(n.rdma_port)}));
     o.close_object().text("\n");
   }
   o.close_array();
