@@ -52,6 +52,24 @@ std::string roce_port_netdev(FileOps& files, const std::string& device, unsigned
   return "";
 }
 
+// The RoCE LAG device that took over the RDMA device of PCI function `pci`, gone now: one
+// whose port's interface is a bond with a slave on `pci`. Once both PFs of an mlx5 card
+// are that bond's slaves, mlx5 unregisters their devices and registers one on the first
+// PF (lag/lag.c mlx5_do_bond), its port on the bond (Inventory::roce_lag). "" when none.
+std::string lag_device_of(FileOps& files, const std::string& pci) {
+  const Root& root = files.root();
+  for (const auto& d : root.list("/sys/class/infiniband")) {
+    const std::string bond(
+        trim(files.read("/sys/class/infiniband/" + d + "/ports/1/gid_attrs/ndevs/0").value_or("")));
+    if (bond.empty()) continue;
+    const std::string slaves =
+        files.read("/sys/class/net/" + bond + "/bonding/slaves").value_or("");
+    for (auto sl : split_ws(slaves))
+      if (root.link_basename(cat({"/sys/class/net/", sl, "/device"})).value_or("") == pci) return d;
+  }
+  return "";
+}
+
 std::string why_not_active(ApplyContext& ctx, const WaitPort& a, std::optional<PortState> state,
                            const std::optional<Error>& read_error, const std::string& port_dir,
                            const std::string& no_carrier) {
@@ -142,9 +160,12 @@ std::string whole_seconds(Clock::duration d) {
 constexpr Clock::duration kProgressFirst = std::chrono::seconds(1);
 constexpr Clock::duration kProgressEvery = std::chrono::seconds(5);
 
-Outcome exec_wait_port(ApplyContext& ctx, const Action&, const WaitPort& a) {
-  const std::string port_dir =
-      "/sys/class/infiniband/" + a.device + "/ports/" + std::to_string(a.port);
+Outcome exec_wait_port(ApplyContext& ctx, const Action&, const WaitPort& wanted) {
+  WaitPort a = wanted;  // the device a RoCE LAG takes over is followed (lag_device_of)
+  std::string port_dir = "/sys/class/infiniband/" + a.device + "/ports/" + std::to_string(a.port);
+  const std::string pci =
+      ctx.files.root().link_basename("/sys/class/infiniband/" + a.device + "/device").value_or("");
+  std::string followed;  // why the wait is on another device than planned
   const auto start = Clock::now();
   const auto bound = ctx.deadline.left();
   std::optional<PortState> last;      // nothing: the state file cannot be read
@@ -158,6 +179,18 @@ Outcome exec_wait_port(ApplyContext& ctx, const Action&, const WaitPort& a) {
   auto active = [&] {
     ++looks;
     auto s = ctx.files.read(port_dir + "/state");
+    if (!s && s.error().errnum == ENOENT && !pci.empty() && followed.empty()) {
+      if (const std::string lag = lag_device_of(ctx.files, pci); !lag.empty()) {
+        followed = cat({a.device, " (", pci, ") is gone: the RoCE LAG ", lag,
+                        " took it over (mlx5 lag/lag.c mlx5_do_bond); waited for ", lag, "/1"});
+        ctx.log.notice("waiting for " + a.device + "/" + std::to_string(a.port) + ": " + followed);
+        a.device = lag;
+        a.port = 1;
+        port_dir = "/sys/class/infiniband/" + lag + "/ports/1";
+        netdev.reset();
+        s = ctx.files.read(port_dir + "/state");
+      }
+    }
     last = s ? std::optional<PortState>(parse_port_state(*s)) : std::nullopt;
     read_error = s ? std::nullopt : std::optional<Error>(s.error());
     no_carrier.clear();
@@ -197,7 +230,9 @@ Outcome exec_wait_port(ApplyContext& ctx, const Action&, const WaitPort& a) {
                               " s: not checked (the boot's network does not use it)");
     }
     if (looks == 1) return Outcome::already("ACTIVE");
-    return Outcome::done("ACTIVE after " + seconds_text(Clock::now() - start));
+    return Outcome::done(
+        cat({"ACTIVE after ", seconds_text(Clock::now() - start), followed.empty() ? "" : " (",
+             followed, followed.empty() ? "" : ")"}));
   }
   Outcome o = Outcome::timed_out(
       make_error("", why_not_active(ctx, a, last, read_error, port_dir, no_carrier)));

@@ -66,6 +66,39 @@ TEST(WaitPort, HardwareRocePortBecomesActiveOnceItsInterfaceIsUpWithCarrier) {
   EXPECT_TRUE(std::regex_match(o.detail, std::regex(R"(ACTIVE after \d+\.\d\d s)"))) << o.detail;
 }
 
+// A RoCE LAG forms while the wait lasts (the fake kernel's mlx5_form_lag, lag/lag.c
+// mlx5_do_bond): mlx5_1, DOWN, is unregistered with mlx5_0 and mlx5_bond_0 registered on
+// 0000:af:00.0 with its port on bond0, ACTIVE. The wait for mlx5_1/1 follows it to the
+// device that exists now (its PF's interface, ens1f1np1, is a slave of that bond), says
+// so, and ends ACTIVE instead of waiting out the deadline for a device that is gone.
+TEST(WaitPort, AWaitFollowsItsDeviceIntoARoceLag) {
+  TestRun r("cx5-roce", 2s);
+  r.kernel.mlx5_form_lag({"mlx5_0", "mlx5_1"}, "bond0", "802.3ad 4", "mlx5_bond_0", 3);
+  Outcome o = execute(r.ctx, wait_port_action("mlx5_1", 1));
+  EXPECT_EQ(o.kind, OutcomeKind::kDone) << o.error.str();
+  EXPECT_TRUE(std::regex_match(
+      o.detail, std::regex(R"(ACTIVE after \d+\.\d\d s \(mlx5_1 \(0000:af:00\.1\) is gone: the )"
+                           R"(RoCE LAG mlx5_bond_0 took it over \(mlx5 lag/lag\.c mlx5_do_bond\); )"
+                           R"(waited for mlx5_bond_0/1\))")))
+      << o.detail;
+  EXPECT_LT(r.elapsed_ms(), 1500);
+  // The kernel's state after it: the PFs' devices gone, the LAG device on PF0's function.
+  EXPECT_FALSE(r.kernel.exists("/sys/class/infiniband/mlx5_0"));
+  EXPECT_FALSE(r.kernel.exists("/sys/class/infiniband/mlx5_1"));
+  EXPECT_EQ(r.kernel.root().link_basename("/sys/class/infiniband/mlx5_bond_0/device").value_or(""),
+            "0000:af:00.0");
+  EXPECT_EQ(r.kernel.root().link_basename("/sys/class/net/ens1f1np1/master").value_or(""), "bond0");
+}
+
+// A device that is gone with no LAG in its place is still a wait that times out, naming it.
+TEST(WaitPort, AGoneDeviceWithoutALagTimesOutNamingIt) {
+  TestRun r("cx5-roce", 100ms);
+  r.kernel.unplug_after("0000:af:00.1", 1);
+  Outcome o = execute(r.ctx, wait_port_action("mlx5_1", 1));
+  EXPECT_EQ(o.kind, OutcomeKind::kTimedOut);
+  EXPECT_EQ(o.error.str(), "port 1 of mlx5_1 does not exist: there is no RDMA device mlx5_1");
+}
+
 // Unplugged: the interface is up, the carrier never comes. Bounded, and named as such.
 TEST(WaitPort, HardwareRocePortWithoutCarrierIsNamedUnplugged) {
   TestRun r("cx5-roce", 150ms);

@@ -604,6 +604,56 @@ void FakeKernel::hide_rdma_device(const std::string& ibdev, unsigned calls) {
   });
 }
 
+void FakeKernel::mlx5_form_lag(const std::vector<std::string>& pfs, const std::string& bond,
+                               const std::string& mode, const std::string& lag, unsigned calls) {
+  at(calls, [this, pfs, bond, mode, lag] {
+    std::error_code e;
+    // The PFs' interfaces (each device's port 1), while their devices are still there.
+    std::vector<std::string> slaves;
+    for (const auto& d : pfs) {
+      auto n = real_.read("/sys/class/infiniband/" + d + "/ports/1/gid_attrs/ndevs/0");
+      slaves.push_back(n ? std::string(trim(*n)) : "");
+    }
+    // The bond (bond_sysfs.c: bonding/ files; core/dev.c: the slaves' master links).
+    const std::string bdir = "/sys/devices/virtual/net/" + bond;
+    fs::create_directories(real(bdir + "/bonding"), e);
+    fs::create_symlink("../../devices/virtual/net/" + bond, real("/sys/class/net/" + bond), e);
+    std::string list;
+    for (const auto& sl : slaves) list += (list.empty() ? "" : " ") + sl;
+    put(bdir + "/bonding/mode", mode + "\n");
+    put(bdir + "/bonding/slaves", list + "\n");
+    put(bdir + "/bonding/active_slave", "\n");
+    put(bdir + "/type", "1\n");
+    put(bdir + "/flags", "0x1403\n");
+    put(bdir + "/carrier", "1\n");
+    if (auto a = real_.read("/sys/class/net/" + slaves[0] + "/address")) put(bdir + "/address", *a);
+    for (const auto& sl : slaves) {
+      const auto dev = fs::canonical(real("/sys/class/net/" + sl), e);
+      fs::create_symlink(fs::relative(real(bdir), dev, e), dev / "master", e);
+    }
+    // The PFs' RDMA devices go; the LAG device is PF0's, renamed, its port on the bond.
+    const std::string pf0 = "/sys/class/infiniband/" + pfs[0];
+    const auto pf0_target = fs::read_symlink(real(pf0), e);
+    const auto pf0_dir = fs::canonical(real(pf0), e);
+    for (size_t i = 1; i < pfs.size(); ++i) {
+      const std::string link = real("/sys/class/infiniband/" + pfs[i]);
+      const auto dir = fs::canonical(link, e);
+      fs::remove(link, e);
+      fs::remove_all(dir, e);
+    }
+    fs::remove(real(pf0), e);
+    const auto lag_dir = pf0_dir.parent_path() / lag;
+    fs::rename(pf0_dir, lag_dir, e);
+    fs::create_symlink(pf0_target.parent_path() / lag, real("/sys/class/infiniband/" + lag), e);
+    const std::string port = "/sys/class/infiniband/" + lag + "/ports/1";
+    for (const auto& g : fs::directory_iterator(real(port + "/gid_attrs/ndevs"), e))
+      put(port + "/gid_attrs/ndevs/" + g.path().filename().string(), bond + "\n");
+    put(port + "/state", "4: ACTIVE\n");
+    put(port + "/phys_state", "5: LinkUp\n");
+    journal_.push_back("lag " + lag + " " + bond);
+  });
+}
+
 void FakeKernel::set_port_state_after(const std::string& ibdev, unsigned port,
                                       const std::string& state, unsigned calls) {
   at(calls, [this, ibdev, port, state] {

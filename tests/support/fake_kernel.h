@@ -79,6 +79,16 @@ class FakeKernel : public FileOps {
   // carrier_show is EINVAL, here absent, while the interface is down).
   void set_link_up_after(const std::string& ifname, const std::string& carrier, unsigned calls);
 
+  // RoCE LAG (mlx5 lag/lag.c), after `calls` further calls: the interfaces of the PFs'
+  // RDMA devices `pfs` (first PF first) become the slaves of a new bond `bond` (mode
+  // `mode`, "802.3ad 4"), mlx5 unregisters the PFs' devices (mlx5_do_bond ->
+  // mlx5_lag_remove_devices) and registers `lag` on the first PF (the IB device of PF0
+  // alone; mlx5_ib main.c names it "mlx5_bond_%d") with one port whose interface is the
+  // bond (roce_gid_mgmt.c is_ndev_for_default_gid_filter: a slave's default GIDs go to its
+  // master), ACTIVE.
+  void mlx5_form_lag(const std::vector<std::string>& pfs, const std::string& bond,
+                     const std::string& mode, const std::string& lag, unsigned calls);
+
   // How a RoCE driver derives its port's state from the interface under it.
   enum class RoceModel {
     // mlx5 (hw/mlx5/main.c mlx5_query_port_roce) and mlx4 (hw/mlx4/main.c
