@@ -48,6 +48,12 @@ class PlanBuilder {
   };
   void absent(const Source& where, const std::string& what, const std::string& noun,
               const std::string& wanted, const std::vector<Candidate>& present);
+  // The same where the boot goes on without it, less well (a bond's second slave): said,
+  // and listed as absent (apply waits for udev's coldplug to bring it), never failed.
+  void absent_warn(const Source& where, const std::string& said) {
+    plan_.absent.push_back(said);
+    warn(where, said);
+  }
   // The same for a wait the administrator named: an action that fails at once with that
   // text (Action::never; `check` says it as a warning), so apply does not end in exit 0
   // and rd.rdma.required=1 stops the boot there rather than in dracut's wait for the

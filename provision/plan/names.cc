@@ -197,25 +197,66 @@ static void check_networkmanager_names(PlanBuilder& b) {
 // (modules.d/40network/net-lib.sh ip_to_var; ifup waits for that name): one this plan
 // renames away, or a typo of a name there is, leaves dracut waiting for an interface that
 // never comes, far from the cause. Said as warnings, as ifname= clashes are errors.
+// Whether the boot will have an interface called `name`, or why not ("" when it will):
+// named here or by dracut's ifname=, present (or made by this plan), an IPoIB interface
+// ib_ipoib will make, or a virtual one dracut makes (bond=, vlan=...).
+namespace {
+
+std::string unprovided(const PlanBuilder& b, const std::string& name) {
+  if (b.cfg.names.count(name) || b.cfg.boot.dracut_ifnames.count(name)) return "";
+  if (const std::string final = b.final_name(name); final != name) {
+    return cat({name, " is renamed to ", final, " (", b.cfg.names.at(final).source.str(),
+                "): dracut would wait for ", name, " in vain; name ", final, " here"});
+  }
+  if (b.iface(name)) return "";  // present, or made by this plan
+  // IPoIB interfaces appear when ib_ipoib loads, under the kernel's ib%d
+  // (ipoib_main.c ipoib_add_port -> ipoib_intf_alloc with "ib%d").
+  if (b.module_action("ib_ipoib") && name.rfind("ib", 0) == 0) return "";
+  if (b.cfg.boot.dracut_virtual.count(name)) return "";  // dracut's bond=, vlan=... make it
+  return "absent";
+}
+
+}  // namespace
+
 void check_boot_ifaces(PlanBuilder& b) {
   if (b.cfg.boot.network_manager) check_networkmanager_names(b);
   for (const auto& [name, src] : b.cfg.boot.ifaces) {
-    if (b.cfg.names.count(name) || b.cfg.boot.dracut_ifnames.count(name)) continue;
-    if (const std::string final = b.final_name(name); final != name) {
-      b.diag().warn(src, name + " is renamed to " + final + " (" + b.cfg.names.at(final).source +
-                             "): dracut would wait for " + name + " in vain; name " + final +
-                             " here");
-      continue;
-    }
-    if (b.iface(name)) continue;  // present, or made by this plan
-    // IPoIB interfaces appear when ib_ipoib loads, under the kernel's ib%d
-    // (ipoib_main.c ipoib_add_port -> ipoib_intf_alloc with "ib%d").
-    if (b.module_action("ib_ipoib") && name.rfind("ib", 0) == 0) continue;
-    if (b.cfg.boot.dracut_virtual.count(name)) continue;  // dracut's bond=, vlan=... make it
+    const std::string why = unprovided(b, name);
+    if (why.empty()) continue;
     // Nothing present, named or made is called so: dracut's ifup (or NetworkManager)
     // waits for it until its own timeout, and the root is never mounted.
-    b.absent(src, "the boot's network (dracut waits for it)", "interface", name,
-             b.present_netdevs());
+    if (why == "absent")
+      b.absent(src, "the boot's network (dracut waits for it)", "interface", name,
+               b.present_netdevs());
+    else
+      b.diag().warn(src, why);
+  }
+  // dracut's bond= slaves (parse-bond.sh; ifup.sh enslaves each as it appears): with none
+  // of them the bond never carries the boot's network; without some it comes up with the
+  // others and no link to fail over to.
+  for (const auto& bond : b.cfg.boot.bonds) {
+    std::vector<std::string> there, missing;
+    for (const auto& s : bond.slaves) {
+      const std::string why = unprovided(b, s);
+      if (why.empty()) {
+        there.push_back(s);
+      } else if (why != "absent") {
+        b.diag().warn(bond.source, why);
+      } else {
+        missing.push_back(s);
+      }
+    }
+    for (const auto& s : missing) {
+      if (there.empty()) {
+        b.absent(bond.source, cat({"bond ", bond.name, " (dracut enslaves its slaves)"}),
+                 "interface", s, b.present_netdevs());
+      } else {
+        b.absent_warn(bond.source,
+                      cat({"bond ", bond.name, ": no interface ", s,
+                           " is present and nothing here makes it: the bond comes up with ",
+                           join(there, ", "), " alone, without a link to fail over to"}));
+      }
+    }
   }
 }
 

@@ -296,6 +296,39 @@ TEST(IbBond, OnlyActiveBackupTakesIpoibSlaves) {
   EXPECT_EQ(plan_on("cx5-roce", "bond=bond0:ens1f0np0,ens1f1np1:mode=802.3ad").warnings, Strings{});
 }
 
+// A bond= slave nothing provides (not present, not named here, not made by dracut or
+// ib_ipoib): with another slave the bond comes up without failover, said and listed as
+// absent (apply waits for udev's coldplug to bring it); with none, the boot's network never
+// comes up: absent, a failing action under rd.rdma.required=1.
+TEST(Bond, SlavesNothingProvidesAreSaid) {
+  Planned p = plan_on("cx5-roce", "bond=bond0:ens1f0np0,eth9:mode=active-backup ip=bond0:dhcp");
+  EXPECT_EQ(p.warnings,
+            Strings{"cmdline: bond=bond0:ens1f0np0,eth9:mode=active-backup: bond bond0: no "
+                    "interface eth9 is present and nothing here makes it: the bond comes up with "
+                    "ens1f0np0 alone, without a link to fail over to"});
+  EXPECT_EQ(p.plan.absent.size(), 1u);
+  for (const auto& a : p.plan.actions) EXPECT_NE(a.kind(), ActionKind::kRequire) << a.object();
+  p = plan_on("cx5-roce", "bond=bond0:eth8,eth9:mode=1 ip=bond0:dhcp rd.rdma.required=1", "", "",
+              true);
+  ASSERT_EQ(p.warnings.size(), 2u) << plan_text(p.plan);
+  EXPECT_NE(p.warnings[0].find("bond bond0 (dracut enslaves its slaves): no interface eth8 is "
+                               "present; present: ens1f0np0, ens1f1np1"),
+            std::string::npos)
+      << p.warnings[0];
+  size_t required = 0;
+  for (const auto& a : p.plan.actions) required += a.kind() == ActionKind::kRequire;
+  EXPECT_EQ(required, 2u) << plan_text(p.plan);
+  // Renamed away: the name dracut would look for never appears.
+  p = plan_on("cx5-roce",
+              "bond=bond0:ens1f0np0,ens1f1np1:mode=1 rd.rdma.name=fab1:98:03:9b:46:8a:11");
+  EXPECT_EQ(p.warnings,
+            Strings{"cmdline: bond=bond0:ens1f0np0,ens1f1np1:mode=1: ens1f1np1 is renamed to fab1 "
+                    "(cmdline: rd.rdma.name=fab1:98:03:9b:46:8a:11): dracut would wait for "
+                    "ens1f1np1 in vain; name fab1 here"});
+  // Both there, and IPoIB slaves ib_ipoib will make: nothing to say.
+  EXPECT_EQ(plan_on("cx5-roce", "bond=bond0:ens1f0np0,ens1f1np1:mode=1").warnings, Strings{});
+}
+
 TEST(IbBond, TheSlavesPortsAreWaitedForAsTheBootsNetwork) {
   Planned p = plan_on("cx5-ib", "bond=bond0:ib0:mode=active-backup ip=bond0:dhcp", "", "2: INIT");
   bool waited = false;
