@@ -337,6 +337,25 @@ rp_apply() {
     esac
 }
 
+# A soft link on an interface dracut makes after apply (its bond=): the binary deferred it
+# and what names its device to that interface's online point (state.env RP_ONLINE_APPLY),
+# where apply runs again, before the peer check, the NVMe connects and /sbin/netroot. The
+# second run plans everything again (what is done is "already") and finds the interface
+# present: nothing is deferred then, and its state.env replaces the first one's. $1: the
+# interface that has just come online.
+rp_online_apply() {
+    [ -n "${1:-}" ] || return 0
+    [ -e "$RP_RUN/invalid-input" ] && return 0
+    RP_ONLINE_APPLY=''
+    rp_state || return 0
+    case " $RP_ONLINE_APPLY " in
+        *" $1 "*) ;;
+        *) return 0 ;;
+    esac
+    info "rdma-provision: $1 is online: apply again for what waited for it"
+    rp_apply
+}
+
 # rd.rdma.verify=peer: once the network is up (initqueue/online, which dracut's ifup and
 # nm-run source for each interface before /sbin/netroot mounts the root), the binary
 # connects to the peer through rdma_cm and reports the path; once per boot. A failure

@@ -107,6 +107,21 @@ std::string present_hint(const std::string& wanted,
   return o;
 }
 
+void PlanBuilder::defer_soft(const std::string& device, const std::string& iface) {
+  deferred_soft_[device] = iface;
+  auto& v = plan_.online_ifaces;
+  if (std::find(v.begin(), v.end(), iface) == v.end()) v.push_back(iface);
+}
+
+std::string PlanBuilder::deferred_iface(const RdmaSelector& sel) const {
+  for (const auto& [device, iface] : deferred_soft_) {
+    if ((sel.by == RdmaSelector::By::kName && sel.name == device) ||
+        (sel.by == RdmaSelector::By::kNetdev && sel.name == iface))
+      return iface;
+  }
+  return "";
+}
+
 void PlanBuilder::absent(const Source& where, const std::string& what, const std::string& noun,
                          const std::string& wanted, const std::vector<Candidate>& present) {
   const std::string said = what + ": no " + noun + " " + wanted + " is present";

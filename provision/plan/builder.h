@@ -108,6 +108,12 @@ class PlanBuilder {
   };
   const std::map<std::string, PlannedSoft>& planned_soft() const { return planned_soft_; }
   void add_planned_soft(const std::string& name, PlannedSoft s);
+  // Soft devices made at the online point of an interface dracut makes after apply
+  // (Plan::online_ifaces): device name -> that interface. What names the device (by its
+  // name or by the interface) waits for that run instead of being absent now.
+  void defer_soft(const std::string& device, const std::string& iface);
+  // The interface whose online point makes the device `sel` means, or "".
+  std::string deferred_iface(const RdmaSelector& sel) const;
 
   // Interfaces, by the name they have now or will have after earlier actions.
   const Iface* iface(const std::string& name) const;
@@ -129,6 +135,7 @@ class PlanBuilder {
   std::map<std::string, size_t> device_producer_;
   std::optional<size_t> driver_load_;
   std::map<std::string, PlannedSoft> planned_soft_;
+  std::map<std::string, std::string> deferred_soft_;
   std::map<std::string, Iface> ifaces_;
   std::map<std::string, std::string> renamed_;
   std::map<std::string, size_t> up_action_;

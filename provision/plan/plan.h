@@ -22,6 +22,11 @@ struct Plan {
   // Modules of rdma-core's lists left to the real root (the initramfs with
   // [modules] defer on): reported in the state file for the real root.
   std::vector<std::string> deferred_modules;
+  // Interfaces dracut makes after apply (its bond=) that this plan puts a Soft-RoCE or
+  // Soft-iWARP link on: that link, and what names its device, wait for the interface's
+  // online point, where the module's online hook runs apply again (state.env
+  // RP_ONLINE_APPLY).
+  std::vector<std::string> online_ifaces;
   // What the configuration names that the machine does not show (yet), one line each
   // ("no interface fabric0 is present", the node table's unmatched row): said as warnings
   // or as actions that never run. While any is listed, an apply that udev's coldplug may

@@ -3,6 +3,7 @@
 // or port 0 setting applies to every RoCE port; a specific one refines it.
 #include <algorithm>
 
+#include "provision/base/strings.h"
 #include "provision/plan/builder.h"
 #include "provision/plan/rdma_select.h"
 
@@ -74,6 +75,10 @@ Action roce_action(ActionParams params, const PortKey& k, const PortRef& r, cons
 void no_such_port(PlanBuilder& b, const RdmaSelector& sel, unsigned port, const Source& source) {
   const std::string what =
       "RoCE defaults for " + sel.str() + (port ? "/" + std::to_string(port) : "");
+  if (const std::string on = b.deferred_iface(sel); !on.empty()) {
+    b.note(cat({what, " (", source.str(), "): at ", on, "'s online point, with its soft link"}));
+    return;
+  }
   const std::string warning =
       sel.by == RdmaSelector::By::kName ? absent_name_warning(b.inv, what) : std::string();
   if (!warning.empty()) {

@@ -4,6 +4,7 @@
 // be named by the name it has now or by the one it is given.
 #include <set>
 
+#include "provision/base/strings.h"
 #include "provision/plan/builder.h"
 
 namespace rp {
@@ -28,7 +29,24 @@ void plan_soft_links(PlanBuilder& b) {
     if (!f) f = b.iface(b.final_name(netdev));
     const std::string kind(to_string(l.kind));
     if (!f) {
-      b.absent_iface(l.source, kind + " link", "interface", netdev);
+      // A bond dracut makes (bond=, enslaved by its ifup after apply): the link waits for
+      // the bond's online point, where the module runs apply again (rxe_newlink refuses a
+      // VLAN only, rxe.c; siw takes any Ethernet link).
+      bool dracut_bond = false;
+      for (const auto& bd : b.cfg.boot.bonds) dracut_bond = dracut_bond || bd.name == netdev;
+      if (!dracut_bond) {
+        b.absent_iface(l.source, kind + " link", "interface", netdev);
+        continue;
+      }
+      std::string name = l.name;
+      for (int i = 0; name.empty(); ++i)
+        if (!taken.count(kind + std::to_string(i))) name = kind + std::to_string(i);
+      taken.insert(name);
+      b.defer_soft(name, netdev);
+      b.note(cat({kind, " link ", name, " on ", netdev, " (", l.source.str(), "): dracut makes ",
+                  netdev, " after apply (bond=, its ifup enslaves the slaves): made when ", netdev,
+                  " is up, by apply again at its online point, with what names ", name,
+                  ", before the root is mounted"}));
       continue;
     }
     if (l.kind == SoftKind::kSiw && f->netdev && !siw_qualified(f->netdev->type)) {

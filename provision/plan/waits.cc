@@ -206,6 +206,11 @@ void plan_waits(PlanBuilder& b) {
           wait_port(b, waited, d->name, w.port ? w.port : only, source);
         }
         if (!devices.empty()) break;
+        if (const std::string on = b.deferred_iface(w.device); !on.empty()) {
+          b.note(cat({"wait for ", w.str(), " (", source.str(), "): at ", on,
+                      "'s online point, with its soft link"}));
+          break;
+        }
         if (w.device.by == RdmaSelector::By::kNetdev) {
           if (auto soft = planned_soft_on(b, w.device.name)) {  // made by this plan
             wait_port(b, waited, *soft, 1, source);

@@ -305,6 +305,8 @@ std::string state_env(const Config& cfg, const Plan& plan, const ApplyReport* re
                            : report ? std::to_string(report->exit_code())
                                     : "",
                            summary, report, errors, actions, slowest);
+  // The interfaces whose online point runs apply again (Plan::online_ifaces).
+  o += cat({"RP_ONLINE_APPLY=", shell_quote(join(plan.online_ifaces, " ")), "\n"});
   if (run) {
     o += "RP_PHASE=" + shell_quote(to_string(run->phase)) + "\n";
     o += "RP_BOOT_ID=" + shell_quote(run->boot_id) + "\n";

@@ -46,7 +46,9 @@ std::string state_json(const Config& cfg, const Plan& plan, const ApplyReport* r
 //   RP_SLOWEST (the three slowest actions, "1.52 s  wait-port rxe0/1", one per line),
 //   RP_NVMF_RDMA (dracut's NVMe over Fabrics targets over RDMA, "traddr,host_traddr,trsvcid"
 //   one per line) and RP_NEED_NETWORK (why they need the network; the module writes
-//   rd.neednet=1 for dracut when it is not empty);
+//   rd.neednet=1 for dracut when it is not empty), RP_ONLINE_APPLY (the interfaces dracut
+//   makes after apply whose soft links wait for their online point, space-separated: the
+//   module's online hook runs apply again there);
 // with `run`: RP_PHASE (initramfs, real-root), RP_BOOT_ID, RP_STARTED and RP_FINISHED
 // (ISO 8601, UTC), RP_WARNINGS (one per line), RP_NOT_APPLIED (invalid input: what the node
 // goes without), and RP_EXIT_CODE/RP_ERRORS also for invalid input.

@@ -48,14 +48,21 @@ TEST(SilentBoot, AnIpInterfaceNothingProvidesIsAWarningWithWhatIsThere) {
 TEST(SilentBoot, InterfacesDracutMakesCountAsProvided) {
   const std::string root = testing::unpack_fixture("cx5-roce");
   for (const std::string cmdline :
-       {"bond=bond0:ens1f0np0,ens1f1np1:mode=active-backup ip=bond0:dhcp", "bond ip=bond0:dhcp",
-        "bridge ip=br0:dhcp",
+       {"bond=bond0:ens1f0np0,ens1f1np1:mode=active-backup ip=bond0:dhcp", "bridge ip=br0:dhcp",
         "vlan=ens1f0np0.100:ens1f0np0 "
         "ip=ens1f0np0.100:dhcp",
         "team=team0:ens1f0np0,ens1f1np1 ip=team0:dhcp"}) {
     const Ran r = tool(root, "check --cmdline-string '" + cmdline + "'");
     EXPECT_TRUE(has(r.out, "check: 0 errors, 0 warnings")) << cmdline << "\n" << r.out;
   }
+  // bond alone is bond0 over eth0 and eth1 (parse-bond.sh: "bond without parameters assumes
+  // bond=bond0:eth0,eth1:mode=balance-rr"): bond0 is provided, its slaves are not here.
+  const Ran bare = tool(root, "check --cmdline-string 'bond ip=bond0:dhcp'");
+  EXPECT_TRUE(has(bare.out,
+                  "warning: cmdline: bond: bond bond0 (dracut enslaves its slaves): no "
+                  "interface eth0 is present; present: ens1f0np0, ens1f1np1"))
+      << bare.out;
+  EXPECT_EQ(bare.out.find("bond0 is present"), std::string::npos) << bare.out;
   // A bond= of another name provides no bond0.
   const Ran r = tool(root, "check --cmdline-string 'bond=bond1 ip=bond0:dhcp'");
   EXPECT_TRUE(has(r.out, "no interface bond0 is present")) << r.out;

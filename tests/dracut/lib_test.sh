@@ -78,6 +78,17 @@ expect_none() {  # expect_none NAME OUTPUT LINE...: no LINE in OUTPUT
 
 bad='rd.rdma.mlx=0000:81:00.0/eth'
 
+# Soft-RoCE on a bond dracut makes (bond=): absent at apply, made by ifup later. The first
+# apply defers the link and what names its device (no failure under required), state.env
+# names the bond, and the online hook runs apply again at the bond's online point only.
+online_steps='rp_early && rp_apply; echo "state: $(sed -n "s/^RP_ONLINE_APPLY=//p;s/^RP_EXIT_CODE=//p" "$RP_RUN/state.env" | tr "\n" " ")"
+    rp_online_apply eth0; echo "eth0 done"; rp_online_apply bond0'
+out=$(run rxe-virtio 'bond=bond0:eth0:mode=active-backup ip=bond0:dhcp rd.rdma.rxe=bond0 rd.rdma.roce=rxe1/1:v2:106 rd.rdma.wait=rxe1/1 rd.rdma.rxe=eth0 rd.rdma.required=1' '' "$online_steps")
+expect "a soft link on a dracut bond waits for the bond's online point, which runs apply again" "$out" \
+    "^state: '0' 'bond0' $" '^eth0 done$' \
+    '^INFO: rdma-provision: bond0 is online: apply again for what waited for it$' '^exit 0$'
+expect_none "... never a failure before the bond exists" "$out" '^DIE: ' 'FATAL'
+
 # BOOTIF naming an InfiniBand port (cx5-ib: ib0 on port GUID 0c42:a103:0016:b2c4; iPXE's
 # Ethernet-compatible address of it is 0c:42:a1:16:b2:c4): where the configuration names
 # the port's interface, the cmdline hook writes what names it for dracut where getcmdline

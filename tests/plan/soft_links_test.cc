@@ -86,5 +86,61 @@ TEST(SoftLinksPlanner, RxeOnAVlanIsRefusedAsTheKernelRefusesIt) {
   EXPECT_TRUE(make_plan(cfg, inv).diag.errors.empty());
 }
 
+// A soft link on a bond dracut makes (bond=; its ifup enslaves the slaves after apply):
+// deferred with what names its device to the bond's online point, where the module runs
+// apply again (Plan::online_ifaces, state.env RP_ONLINE_APPLY); nothing fails before, even
+// under rd.rdma.required=1. Once the bond is there the link is planned as on a NIC.
+TEST(SoftLinksPlanner, ALinkOnABondDracutMakesWaitsForItsOnlinePoint) {
+  Inventory inv;
+  inv.netdevs.push_back(ethernet("eth0", 2, "52:54:00:77:00:01", true));
+  inv.netdevs.push_back(ethernet("eth1", 3, "52:54:00:77:00:02", true));
+  inv.modules = {"ib_core", "rdma_rxe"};
+  inv.initramfs = true;
+  Config cfg;
+  Diagnostics d;
+  parse_cmdline(
+      "bond=bond0:eth0,eth1:mode=active-backup ip=bond0:dhcp rd.rdma.rxe=bond0 "
+      "rd.rdma.roce=rxe0/1:v2:106 rd.rdma.wait=rxe0/1 rd.rdma.wait=netdev-bond0 "
+      "rd.rdma.required=1",
+      cfg, d);
+  ASSERT_TRUE(d.errors.empty());
+  Plan p = make_plan(cfg, inv);
+  // rdma_cm is loaded now (it needs no device); nothing else.
+  ASSERT_EQ(p.actions.size(), 1u) << plan_text(p);
+  EXPECT_EQ(p.actions[0].kind(), ActionKind::kLoadModule);
+  EXPECT_TRUE(p.diag.warnings.empty()) << plan_text(p);
+  EXPECT_EQ(p.online_ifaces, std::vector<std::string>{"bond0"});
+  ASSERT_EQ(p.notes.size(), 4u) << plan_text(p);
+  EXPECT_EQ(p.notes[0],
+            "rxe link rxe0 on bond0 (cmdline: rd.rdma.rxe=bond0): dracut makes bond0 after apply "
+            "(bond=, its ifup enslaves the slaves): made when bond0 is up, by apply again at its "
+            "online point, with what names rxe0, before the root is mounted");
+  EXPECT_EQ(p.notes[1],
+            "RoCE defaults for rxe0/1 (cmdline: rd.rdma.roce=rxe0/1:v2:106): at bond0's online "
+            "point, with its soft link");
+  EXPECT_EQ(p.notes[3],
+            "wait for netdev-bond0 (cmdline: rd.rdma.wait=netdev-bond0): at bond0's online "
+            "point, with its soft link");
+  // The online point: the bond is there, the link and what names its device are planned.
+  NetDev bond = ethernet("bond0", 4, "52:54:00:77:00:01", true);
+  bond.kind = "bond";
+  inv.netdevs.push_back(bond);
+  p = make_plan(cfg, inv);
+  EXPECT_TRUE(p.online_ifaces.empty());
+  std::vector<std::string> kinds;
+  for (const auto& a : p.actions)
+    kinds.push_back(std::string(to_string(a.kind())) + " " + a.object());
+  // (RoCE v2 is a new Soft-RoCE port's default, cma.c cma_add_one: no mode action.)
+  EXPECT_EQ(kinds, (std::vector<std::string>{"load-module rdma_cm", "soft-link rxe0",
+                                             "roce-tos rxe0/1", "wait-port rxe0/1"}))
+      << plan_text(p);
+  // A NIC that is not there and no bond= of dracut's: absent, as before.
+  cfg.boot.bonds.clear();
+  inv.netdevs.pop_back();
+  p = make_plan(cfg, inv);
+  EXPECT_TRUE(p.online_ifaces.empty());
+  EXPECT_FALSE(p.diag.warnings.empty()) << plan_text(p);
+}
+
 }  // namespace
 }  // namespace rp
