@@ -28,6 +28,15 @@ void plan_soft_links(PlanBuilder& b) {
     const Iface* f = b.iface(netdev);
     if (!f) f = b.iface(b.final_name(netdev));
     const std::string kind(to_string(l.kind));
+    // The configured name, or the first rxeN/siwN no device has (the kernel refuses a
+    // name twice: EEXIST).
+    const auto name_of = [&] {
+      std::string name = l.name;
+      for (int i = 0; name.empty(); ++i)
+        if (!taken.count(kind + std::to_string(i))) name = kind + std::to_string(i);
+      taken.insert(name);
+      return name;
+    };
     if (!f) {
       // A bond dracut makes (bond=, enslaved by its ifup after apply): the link waits for
       // the bond's online point, where the module runs apply again (rxe_newlink refuses a
@@ -38,10 +47,7 @@ void plan_soft_links(PlanBuilder& b) {
         b.absent_iface(l.source, kind + " link", "interface", netdev);
         continue;
       }
-      std::string name = l.name;
-      for (int i = 0; name.empty(); ++i)
-        if (!taken.count(kind + std::to_string(i))) name = kind + std::to_string(i);
-      taken.insert(name);
+      const std::string name = name_of();
       b.defer_soft(name, netdev);
       b.note(cat({kind, " link ", name, " on ", netdev, " (", l.source.str(), "): dracut makes ",
                   netdev, " after apply (bond=, its ifup enslaves the slaves): made when ", netdev,
@@ -78,11 +84,7 @@ void plan_soft_links(PlanBuilder& b) {
       }
     }
     if (exists) continue;
-    std::string name = l.name;
-    for (int i = 0; name.empty(); ++i) {
-      if (!taken.count(kind + std::to_string(i))) name = kind + std::to_string(i);
-    }
-    taken.insert(name);
+    const std::string name = name_of();
     Action a{CreateSoftLink{netdev, name, l.kind}, "absent", l.source};
     PlanBuilder::need(a, f->producer);
     PlanBuilder::need(a, b.module_action(std::string(module_of(l.kind))));
