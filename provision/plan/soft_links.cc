@@ -30,8 +30,9 @@ void plan_soft_links(PlanBuilder& b) {
     const std::string kind(to_string(l.kind));
     // The configured name, or the first rxeN/siwN no device has (the kernel refuses a
     // name twice: EEXIST).
+    const std::string& wanted = l.name;  // (a lambda cannot capture a structured binding)
     const auto name_of = [&] {
-      std::string name = l.name;
+      std::string name = wanted;
       for (int i = 0; name.empty(); ++i)
         if (!taken.count(kind + std::to_string(i))) name = kind + std::to_string(i);
       taken.insert(name);
