@@ -33,14 +33,7 @@ std::string summary(const std::string& text) {
   for (const auto& t : c.boot.nvmf)
     add("nvmf " + t.transport + " " + t.traddr + " " + t.host_traddr + " " + t.trsvcid);
   if (c.boot.nonvmf) add("nonvmf");
-  if (c.boot.bootif_off) {
-    add("bootif off");
-  } else if (c.boot.bootif) {
-    const auto& b = *c.boot.bootif;
-    add(b.form == BootContext::BootIf::Form::kMac
-            ? "bootif mac " + HwKey{HwKey::By::kMac, b.value, {}, {}, 0}.str()
-            : "bootif guid " + HwKey::of_guid(PortGuid{b.value}).str());
-  }
+  if (const std::string b = bootif_summary(c.boot); !b.empty()) add(b);
   if (c.boot.nvmf_hostnqn) add("hostnqn " + c.boot.nvmf_hostnqn->value);
   for (const auto& w : d.warnings) add("warning: " + w.str());
   for (const auto& e : d.errors) add("error: " + e.str());

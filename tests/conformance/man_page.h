@@ -13,6 +13,17 @@
 
 namespace rp {
 
+// BOOTIF as we read it, for a summary: "bootif off" (rd.bootif=0), "bootif mac <MAC>",
+// "bootif guid <GUID>", or "" without one.
+inline std::string bootif_summary(const BootContext& boot) {
+  if (boot.bootif_off) return "bootif off";
+  if (!boot.bootif) return "";
+  const auto& b = *boot.bootif;
+  return b.form == BootContext::BootIf::Form::kMac
+             ? "bootif mac " + HwKey{HwKey::By::kMac, b.value, {}, {}, 0}.str()
+             : "bootif guid " + HwKey::of_guid(PortGuid{b.value}).str();
+}
+
 inline std::string man_page_text() {
   std::stringstream ss;
   for (const char* page : {"configs/rdma-provision.8", "configs/rdma-provision.cmdline.7",

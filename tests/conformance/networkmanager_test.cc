@@ -24,14 +24,7 @@ std::string summary(const std::string& text) {
   auto add = [&](const std::string& s) { sum.add(s); };
   if (c.boot.network) add("network");
   for (const auto& i : c.boot.ifaces) add("iface " + i.value);
-  if (c.boot.bootif_off) {
-    add("bootif off");
-  } else if (c.boot.bootif) {
-    const auto& b = *c.boot.bootif;
-    add(b.form == BootContext::BootIf::Form::kMac
-            ? "bootif mac " + HwKey{HwKey::By::kMac, b.value, {}, {}, 0}.str()
-            : "bootif guid " + HwKey::of_guid(PortGuid{b.value}).str());
-  }
+  if (const std::string b = bootif_summary(c.boot); !b.empty()) add(b);
   for (const auto& [key, p] : c.pkeys) {
     add("pkey " + p.parent + " 0x" + hex(p.full_pkey(), 4) + " as " + p.child_name() +
         (p.nm_source ? " (NM's)" : ""));

@@ -11,8 +11,8 @@
 #include "provision/base/strings.h"
 #include "provision/inputs/rdma_core_files.h"
 #include "provision/inventory/inventory.h"
-#include "provision/resolve/module_needs.h"
 #include "provision/plan/rdma_select.h"
+#include "provision/resolve/module_needs.h"
 #include "tests/conformance/man_page.h"
 #include "tests/support/fixture.h"
 
@@ -107,8 +107,7 @@ const Row kRows[] = {
      parse_ipoib_rules,
      "KERNEL==\"eth*\", ATTR{address}==\"?*00:02:c9:03:00:31:78:f2\", NAME=\"ib-a\"\n",
      "never renames", "1 warning(s)"},
-    {"systemd src/udev/udev-rules.c TK_A_NAME: name_final after ':='",
-     parse_ipoib_rules,
+    {"systemd src/udev/udev-rules.c TK_A_NAME: name_final after ':='", parse_ipoib_rules,
      "ATTR{address}==\"?*00:02:c9:03:00:31:78:f2\", NAME:=\"ib-a\"\n"
      "ATTR{address}==\"?*00:02:c9:03:00:31:78:f2\", NAME=\"ib-b\"\n",
      "ib-a: the later NAME= is ignored", "ib-a=0002:c903:0031:78f2; 1 warning(s)"},
@@ -119,8 +118,8 @@ const Row kRows[] = {
      "'Invalid key/value pair, ignoring.' for line 1; line 2 names ib-b",
      "ib-b=0002:c903:0031:78f3; 1 warning(s)"},
     {"systemd src/udev/udev-rules.c parse_token: NAME+= is taken as '='", parse_ipoib_rules,
-     "ATTR{address}==\"?*00:02:c9:03:00:31:78:f2\", NAME+=\"ib-a\"\n",
-     "ib-a, with udev's warning", "ib-a=0002:c903:0031:78f2; 1 warning(s)"},
+     "ATTR{address}==\"?*00:02:c9:03:00:31:78:f2\", NAME+=\"ib-a\"\n", "ib-a, with udev's warning",
+     "ib-a=0002:c903:0031:78f2; 1 warning(s)"},
     {"systemd src/udev/udev-rules.c token_match_string: KERNEL=\"ib*\" with a full 20-byte "
      "address: the address decides here",
      parse_ipoib_rules,
