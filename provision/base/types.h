@@ -65,6 +65,10 @@ struct PciAddress {
   bool operator==(const PciAddress& o) const {
     return domain == o.domain && bus == o.bus && device == o.device && function == o.function;
   }
+  // The same slot (domain, bus, device): the functions of one card, a ConnectX's PFs.
+  bool same_slot(const PciAddress& o) const {
+    return domain == o.domain && bus == o.bus && device == o.device;
+  }
   bool operator<(const PciAddress& o) const {
     return std::tie(domain, bus, device, function) <
            std::tie(o.domain, o.bus, o.device, o.function);

@@ -29,9 +29,7 @@ std::optional<Inventory::RoceLag> Inventory::roce_lag(const RdmaDevice& d) const
     RoceLag lag{bond, {}};
     for (const auto& s : bond->bond_slaves) {
       const NetDev* n = find_netdev(s);
-      if (!n || !n->pci || n->pci->domain != d.pci->domain || n->pci->bus != d.pci->bus ||
-          n->pci->device != d.pci->device)
-        return std::nullopt;
+      if (!n || !n->pci || !n->pci->same_slot(*d.pci)) return std::nullopt;
       lag.slaves.push_back(n);
     }
     sort_by(lag.slaves, [](const NetDev* a, const NetDev* b) { return *a->pci < *b->pci; });

@@ -56,10 +56,6 @@ bool lag_mode(const std::string& m) {
          m == "4";
 }
 
-bool same_slot(const PciAddress& a, const PciAddress& b) {
-  return a.domain == b.domain && a.bus == b.bus && a.device == b.device;
-}
-
 // The RDMA devices a bond= joins into a RoCE LAG when dracut makes it: its slaves are
 // the interfaces of every mlx5 RoCE device on one PCI slot, and only those (the card's
 // PFs: lag.c is_in_lag, "both its physical ports are slaves of the same lag master, and
@@ -75,13 +71,13 @@ std::vector<const RdmaDevice*> lag_devices(const PlanBuilder& b, const BootConte
     const RdmaDevice* d = n && n->type == kArphrdEther ? b.inv.find_rdma(n->rdma_device) : nullptr;
     if (!d || d->driver != "mlx5_core" || !d->pci || b.inv.roce_lag(*d)) return {};
     for (const RdmaDevice* o : devs)
-      if (o == d || !same_slot(*o->pci, *d->pci)) return {};
+      if (o == d || !o->pci->same_slot(*d->pci)) return {};
     devs.push_back(d);
   }
   for (const auto& d : b.inv.rdma) {
     bool in = false;
     for (const RdmaDevice* o : devs) in = in || o == &d;
-    if (!in && d.driver == "mlx5_core" && d.pci && same_slot(*d.pci, *devs[0]->pci)) return {};
+    if (!in && d.driver == "mlx5_core" && d.pci && d.pci->same_slot(*devs[0]->pci)) return {};
   }
   sort_by(devs, [](const RdmaDevice* x, const RdmaDevice* y) { return *x->pci < *y->pci; });
   return devs;

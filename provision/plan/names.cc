@@ -197,11 +197,12 @@ static void check_networkmanager_names(PlanBuilder& b) {
 // (modules.d/40network/net-lib.sh ip_to_var; ifup waits for that name): one this plan
 // renames away, or a typo of a name there is, leaves dracut waiting for an interface that
 // never comes, far from the cause. Said as warnings, as ifname= clashes are errors.
-// Whether the boot will have an interface called `name`, or why not ("" when it will):
-// named here or by dracut's ifname=, present (or made by this plan), an IPoIB interface
-// ib_ipoib will make, or a virtual one dracut makes (bond=, vlan=...).
 namespace {
 
+// Whether the boot will have an interface called `name` ("" when it will: named here or by
+// dracut's ifname=, present or made by this plan, an IPoIB interface ib_ipoib will make, a
+// virtual one dracut makes, bond=, vlan=...); "absent" when nothing provides it; else the
+// warning that says why dracut will wait for it in vain.
 std::string unprovided(const PlanBuilder& b, const std::string& name) {
   if (b.cfg.names.count(name) || b.cfg.boot.dracut_ifnames.count(name)) return "";
   if (const std::string final = b.final_name(name); final != name) {
